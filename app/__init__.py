@@ -1,0 +1,1 @@
+"""How users reach rwaopt: the HTTP service, the CLI, jobs and persistence."""

@@ -1,0 +1,287 @@
+"""All-reduce algorithms: Ring, Recursive Doubling, Binary Tree, H-Ring, WRHT.
+
+Every node starts with a full vector of d bytes; the vector is cut into C chunks (C = N for
+Ring and H-Ring, C = 1 otherwise) and one chunk is one item on one unit lightpath. ADD flows
+add the sender's partial sum into the receiver's; COPY flows overwrite it with the sender's
+(fully reduced) chunk.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from models import closed_forms as cf
+from models.algorithms.allgather import wrht_tree
+from models.algorithms.base import (
+    Algorithm,
+    ClosedForm,
+    Collective,
+    Params,
+    ParamSpec,
+    int_param,
+)
+from models.ring import Ring
+from models.stage import Reduction, Schedule, StageFlow
+
+
+def _schedule(ring: Ring, chunks: int, flows: list[StageFlow]) -> Schedule:
+    n = ring.nodes
+    return Schedule(Collective.ALLREDUCE, n, np.arange(n), chunks, tuple(flows))
+
+
+def _is_power_of_two(n: int) -> bool:
+    return n & (n - 1) == 0
+
+
+class RingAllReduce(Algorithm):
+    """Ring all-reduce (Patarasuk & Yuan): N - 1 reduce-scatter steps, N - 1 all-gather steps,
+    each moving one d/N chunk to the clockwise neighbour."""
+
+    collective = Collective.ALLREDUCE
+    name = "ring"
+    title = "Ring"
+    source = "Patarasuk & Yuan 2009; WRHT Table I; optical-vs-electrical Table 1"
+    steps_formula = "2(N - 1)"
+    steps_source = "WRHT Table I; optical-vs-electrical Table 1"
+
+    def data_per_message(self, ring: Ring, params: Params) -> int:
+        return ring.nodes
+
+    def schedule(self, ring: Ring, params: Params) -> Schedule:
+        n = ring.nodes
+        i = np.arange(n)
+        nxt = (i + 1) % n
+        flows = [
+            StageFlow.of(i, nxt, (i - t) % n, Reduction.ADD, f"reduce-scatter {t + 1}")
+            for t in range(n - 1)
+        ]
+        # After reduce-scatter node i holds chunk (i + 1) mod N fully reduced.
+        flows += [
+            StageFlow.of(i, nxt, (i + 1 - t) % n, Reduction.COPY, f"all-gather {t + 1}")
+            for t in range(n - 1)
+        ]
+        return _schedule(ring, n, flows)
+
+    def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
+        value = cf.ring_allreduce_steps(ring.nodes)
+        return [ClosedForm("steps", self.steps_formula, self.steps_source, value)]
+
+
+class RecursiveDoublingAllReduce(Algorithm):
+    """Recursive doubling: in step t every node exchanges its partial sum with i XOR 2^t."""
+
+    collective = Collective.ALLREDUCE
+    name = "rd"
+    title = "Recursive Doubling"
+    source = "Thakur et al. 2005; optical-vs-electrical Sec. 4.1"
+    steps_formula = "ceil(log2 N) if N <= 2w, else 2 ceil(log2 N) - ceil(log2 2w)"
+    steps_source = "optical-vs-electrical Table 1 (optical)"
+
+    def refusal(self, ring: Ring, params: Params) -> str | None:
+        n = ring.nodes
+        if not _is_power_of_two(n):
+            lower = 1 << (n.bit_length() - 1)
+            return (
+                f"recursive doubling pairs i with i XOR 2^t, so N must be a power of two; "
+                f"use N={lower} or N={lower * 2}"
+            )
+        return None
+
+    def schedule(self, ring: Ring, params: Params) -> Schedule:
+        n = ring.nodes
+        i = np.arange(n)
+        zero = np.zeros(n, dtype=np.int64)
+        flows = [
+            StageFlow.of(i, i ^ (1 << t), zero, Reduction.ADD, f"step {t + 1} (distance {1 << t})")
+            for t in range(n.bit_length() - 1)
+        ]
+        return _schedule(ring, 1, flows)
+
+    def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
+        n, w = ring.nodes, ring.wavelengths_per_fiber
+        return [
+            ClosedForm(
+                "steps", self.steps_formula, self.steps_source, cf.rd_allreduce_steps_optical(n, w)
+            ),
+            ClosedForm(
+                "steps_electrical",
+                "ceil(log2 N)",
+                "optical-vs-electrical Table 1 (electrical)",
+                cf.rd_allreduce_steps_electrical(n),
+            ),
+        ]
+
+
+class BinaryTreeAllReduce(Algorithm):
+    """Binary tree (WRHT Sec. III-B, Fig. 2a): in reduce step i nodes form groups of 2^i
+    consecutive nodes and the node at position 2^(i-1) sends to the first; broadcast reverses."""
+
+    collective = Collective.ALLREDUCE
+    name = "bt"
+    title = "Binary Tree"
+    source = "WRHT Sec. III-B, Fig. 2(a)"
+    steps_formula = "2 ceil(log2 N) or 2(ceil(log2 N) + 1)"
+    steps_source = "WRHT Table I"
+
+    def schedule(self, ring: Ring, params: Params) -> Schedule:
+        n = ring.nodes
+        levels = []
+        for t in range(cf.ceil_log(2, n)):
+            size, half = 1 << (t + 1), 1 << t
+            first = np.arange(0, n, size)
+            second = first + half
+            keep = second < n
+            levels.append((second[keep], first[keep]))
+        flows = []
+        for t, (child, parent) in enumerate(levels):
+            zero = np.zeros(len(child), dtype=np.int64)
+            flows.append(StageFlow.of(child, parent, zero, Reduction.ADD, f"reduce {t + 1}"))
+        for t, (child, parent) in reversed(list(enumerate(levels))):
+            zero = np.zeros(len(child), dtype=np.int64)
+            flows.append(StageFlow.of(parent, child, zero, Reduction.COPY, f"broadcast {t + 1}"))
+        return _schedule(ring, 1, flows)
+
+    def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
+        value, alternative = cf.bt_allreduce_steps(ring.nodes)
+        return [ClosedForm("steps", self.steps_formula, self.steps_source, value, alternative)]
+
+
+class HRingAllReduce(Algorithm):
+    """Hierarchical ring (Ueno & Yokota 2019): reduce-scatter inside groups of g consecutive
+    nodes, ring all-reduce across the N/g groups for each chunk, all-gather inside groups."""
+
+    collective = Collective.ALLREDUCE
+    name = "hring"
+    title = "H-Ring"
+    source = "Ueno & Yokota 2019, as cited in WRHT Sec. III-D"
+    params = (
+        ParamSpec(
+            "group",
+            "nodes per group (g); must divide N",
+            1,
+            None,
+            default_rule="the divisor of N nearest sqrt(N), which minimises 2g + 2N/g "
+            "(WRHT Table I uses g = 5 at N = 1000)",
+        ),
+    )
+    steps_formula = "2(g^2 + N)/g + ceil(g/w) - 4"
+    steps_source = "WRHT Sec. III-D and Table I"
+
+    def fill_defaults(self, ring: Ring, given: Params) -> Params:
+        n = ring.nodes
+        divisors = [x for x in range(1, n + 1) if n % x == 0]
+        return {"group": min(divisors, key=lambda x: (abs(x - n**0.5), x)), **given}
+
+    def refusal(self, ring: Ring, params: Params) -> str | None:
+        n, g = ring.nodes, int_param(params, "group")
+        if g > n or n % g:
+            divisors = [x for x in range(2, min(n, 64) + 1) if n % x == 0]
+            return f"group size g={g} must divide N={n}; divisors of N: {divisors}"
+        return None
+
+    def data_per_message(self, ring: Ring, params: Params) -> int:
+        return ring.nodes
+
+    def schedule(self, ring: Ring, params: Params) -> Schedule:
+        n, g = ring.nodes, int_param(params, "group")
+        groups = n // g
+        part = n // g  # chunks per intra-group part: each member owns N/g chunks
+        node = np.arange(n)
+        pos, grp = node % g, node // g
+        nxt = grp * g + (pos + 1) % g
+        flows = []
+
+        def part_chunks(senders: np.ndarray, parts: np.ndarray) -> tuple[np.ndarray, ...]:
+            s = np.repeat(senders, part)
+            c = (np.repeat(parts, part) * part) + np.tile(np.arange(part), len(senders))
+            return s, c
+
+        # Reduce-scatter in each group: step t, member p sends part (p - t) mod g to p + 1.
+        for t in range(g - 1):
+            s, c = part_chunks(node, (pos - t) % g)
+            flows.append(StageFlow.of(s, np.repeat(nxt, part), c, Reduction.ADD, f"intra RS {t + 1}"))
+        # Member p now owns part (p + 1) mod g of its group. Ring all-reduce of that part across
+        # groups: the part's N/g chunks are split one per group.
+        own = (pos + 1) % g
+        nxt_grp = ((grp + 1) % groups) * g + pos
+        for t in range(groups - 1):
+            c = own * part + (grp - t) % groups
+            flows.append(StageFlow.of(node, nxt_grp, c, Reduction.ADD, f"inter RS {t + 1}"))
+        for t in range(groups - 1):
+            c = own * part + (grp + 1 - t) % groups
+            flows.append(StageFlow.of(node, nxt_grp, c, Reduction.COPY, f"inter AG {t + 1}"))
+        # All-gather in each group: step t, member p forwards part (p + 1 - t) mod g.
+        for t in range(g - 1):
+            s, c = part_chunks(node, (pos + 1 - t) % g)
+            flows.append(StageFlow.of(s, np.repeat(nxt, part), c, Reduction.COPY, f"intra AG {t + 1}"))
+        return _schedule(ring, n, flows)
+
+    def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
+        n, g, w = ring.nodes, int_param(params, "group"), ring.wavelengths_per_fiber
+        return [
+            ClosedForm(
+                "steps", self.steps_formula, self.steps_source, cf.hring_allreduce_steps(n, g, w)
+            )
+        ]
+
+
+class WrhtAllReduce(Algorithm):
+    """WRHT (WRHT Sec. III-C): groups of m consecutive nodes reduce to their middle node for
+    ceil(log_m N) - 1 levels, the remaining representatives reduce all-to-all, and the result
+    is broadcast back down the same tree."""
+
+    collective = Collective.ALLREDUCE
+    name = "wrht"
+    title = "WRHT"
+    source = "Dai et al., WRHT, ICPP 2023, Sec. III-C"
+    params = (
+        ParamSpec("group", "nodes per group (m)", 2, None, default_rule="2w + 1 (WRHT Lemma 1)"),
+    )
+    steps_formula = "2 ceil(log_m N) or 2 ceil(log_m N) - 1"
+    steps_source = "WRHT Sec. III-D, Table I and Lemma 1"
+
+    def fill_defaults(self, ring: Ring, given: Params) -> Params:
+        return {"group": 2 * ring.wavelengths_per_fiber + 1, **given}
+
+    def schedule(self, ring: Ring, params: Params) -> Schedule:
+        n, m = ring.nodes, int_param(params, "group")
+        levels, top = wrht_tree(n, m)
+        flows = []
+
+        def flow(pairs: list[tuple[int, int]], op: Reduction, label: str) -> StageFlow:
+            s = [a for a, _ in pairs]
+            r = [b for _, b in pairs]
+            return StageFlow.of(s, r, np.zeros(len(pairs), dtype=np.int64), op, label)
+
+        for depth, level in enumerate(levels, start=1):
+            pairs = [(x, rep) for rep, members in level for x in members if x != rep]
+            flows.append(flow(pairs, Reduction.ADD, f"reduce level {depth}"))
+        if len(top) > 1:
+            pairs = [(a, b) for a in top for b in top if a != b]
+            flows.append(flow(pairs, Reduction.ADD, "all-to-all among representatives"))
+        for depth, level in reversed(list(enumerate(levels, start=1))):
+            pairs = [(rep, x) for rep, members in level for x in members if x != rep]
+            flows.append(flow(pairs, Reduction.COPY, f"broadcast level {depth}"))
+        return _schedule(ring, 1, flows)
+
+    def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
+        n, m, w = ring.nodes, int_param(params, "group"), ring.wavelengths_per_fiber
+        value, alternative = cf.wrht_allreduce_steps(n, m)
+        return [
+            ClosedForm("steps", self.steps_formula, self.steps_source, value, alternative),
+            ClosedForm(
+                "steps_lower_bound",
+                "2 ceil(log_(2w+1) N)",
+                "WRHT Lemma 1",
+                cf.wrht_allreduce_lower_bound_steps(n, w),
+            ),
+            ClosedForm(
+                "group_wavelengths", "ceil(m / 2)", "WRHT Sec. III-C.2", cf.wrht_group_wavelengths(m)
+            ),
+            ClosedForm(
+                "last_step_wavelengths",
+                "ceil(m*^2 / 8), m* = ceil(N / m^(ceil(log_m N) - 1))",
+                "WRHT Sec. III-C.2",
+                cf.wrht_last_step_wavelengths(n, m),
+            ),
+        ]

@@ -1,0 +1,225 @@
+"""All-to-all algorithms: tunable-radix TRA and two-layer TRA2 (TRA paper Sec. III-IV).
+
+Each process starts with P blocks, block (s, t) destined to process t; one block is one item
+on a unit lightpath (message_bytes = a process's whole send buffer; block = message / P).
+TRA moves block (s, t) through the processes s + partial sums of the base-r digits of
+i = (t - s) mod P: in round (x, z) every process sends the blocks it holds whose digit x is z
+to process p + z r^x (Sec. III, step 2). Blocks keep their index i, so they arrive at s + i = t.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from models import closed_forms as cf
+from models.algorithms.base import (
+    Algorithm,
+    ClosedForm,
+    Collective,
+    Params,
+    ParamSpec,
+    int_param,
+)
+from models.ring import Ring
+from models.stage import Schedule, StageFlow
+
+IntArray = npt.NDArray[np.int64]
+
+
+def tra_rounds_list(processes: int, radix: int) -> list[tuple[int, int]]:
+    """The (x, z) rounds that carry at least one block, in the paper's loop order."""
+    w = cf.tra_digits(processes, radix)
+    return [
+        (x, z)
+        for x in range(w)
+        for z in range(1, radix)
+        if z * radix**x < processes  # some i < P has digit x equal to z
+    ]
+
+
+def _tra_flows(
+    lanes: IntArray,
+    lane_size: int,
+    radix: int,
+    index: IntArray,
+    holder_of: IntArray,
+    to_endpoint: IntArray,
+    label: str,
+) -> tuple[list[StageFlow], IntArray]:
+    """Rounds of TRA over `lane_size` ranks for a set of blocks.
+
+    `index[b]` is block b's TRA index i (its digits decide its hops), `holder_of[b]` its
+    current rank in its lane, `lanes[b]` an offset mapping (lane, rank) to an endpoint via
+    `to_endpoint[lanes[b] + rank]`. Returns the flows and the final ranks."""
+    flows = []
+    rank = holder_of.copy()
+    rounds = tra_rounds_list(lane_size, radix)
+    for x in sorted({x for x, _ in rounds}):
+        digit = (index // radix**x) % radix
+        order = np.argsort(digit, kind="stable")
+        bounds = np.searchsorted(digit[order], np.arange(radix + 1))
+        for z in (z for xx, z in rounds if xx == x):
+            moving = order[bounds[z] : bounds[z + 1]]
+            dest = (rank[moving] + z * radix**x) % lane_size
+            flows.append(
+                StageFlow.of(
+                    to_endpoint[lanes[moving] + rank[moving]],
+                    to_endpoint[lanes[moving] + dest],
+                    moving,
+                    label=f"{label} round x={x} z={z}",
+                )
+            )
+            rank[moving] = dest
+    return flows, rank
+
+
+class TunableRadixAllToAll(Algorithm):
+    """TRA with radix r (2 = Bruck, P = spread-out); one process per node, so P = N."""
+
+    collective = Collective.ALLTOALL
+    name = "tra"
+    title = "Tunable-radix all-to-all (TRA)"
+    source = "TRA paper Sec. III"
+    params = (
+        ParamSpec(
+            "radix",
+            "radix r, 2 (Bruck) .. P (spread-out)",
+            2,
+            None,
+            default_rule="ceil(sqrt(P)) (TRA Sec. III-B)",
+            maximum_rule="P",
+        ),
+    )
+    steps_formula = "K = w(r - 1) - floor((r^w - P) / r^(w-1)), w = ceil(log_r P)"
+    steps_source = "TRA Propositions 1 and 3 (one round per step)"
+
+    def fill_defaults(self, ring: Ring, given: Params) -> Params:
+        return {"radix": max(2, cf.tra_optimal_radix(ring.nodes)), **given}
+
+    def refusal(self, ring: Ring, params: Params) -> str | None:
+        r = int_param(params, "radix")
+        if r > ring.nodes:
+            return f"radix r={r} exceeds P=N={ring.nodes}; use 2 <= r <= {ring.nodes}"
+        return None
+
+    def data_per_message(self, ring: Ring, params: Params) -> int:
+        return ring.nodes
+
+    def schedule(self, ring: Ring, params: Params) -> Schedule:
+        p, r = ring.nodes, int_param(params, "radix")
+        src, dst = np.divmod(np.arange(p * p), p)
+        blocks = src != dst
+        # Block ids stay src * P + dst; blocks to self never move.
+        index = np.where(blocks, (dst - src) % p, 0)
+        flows, _ = _tra_flows(
+            np.zeros(p * p, dtype=np.int64), p, r, index, src, np.arange(p), "TRA"
+        )
+        return Schedule(Collective.ALLTOALL, p, np.arange(p), p * p, tuple(flows))
+
+    def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
+        p, r = ring.nodes, int_param(params, "radix")
+        return [
+            ClosedForm(
+                "steps", self.steps_formula, self.steps_source, cf.tra_rounds(p, r)
+            ),
+            ClosedForm(
+                "blocks_sent_per_process",
+                "D = w(r - 1) r^(w-1) if P = r^w, else sum of h over rounds",
+                "TRA Propositions 2 and 4",
+                cf.tra_blocks(p, r),
+            ),
+            ClosedForm("optimal_radix", "ceil(sqrt(P))", "TRA Sec. III-B", cf.tra_optimal_radix(p)),
+        ]
+
+
+class TwoLayerTunableRadixAllToAll(Algorithm):
+    """TRA2 (TRA paper Sec. IV) with Q processes per ring node, P = N Q.
+
+    Intra-node phase (radix r1, shared memory, no lightpath): process (n, q) routes every block
+    for processes (*, q') to its local peer (n, q'). Inter-node phase (radix r2): lane q' runs
+    TRA over the N nodes, carrying each node-to-node bundle of Q blocks together."""
+
+    collective = Collective.ALLTOALL
+    name = "tra2"
+    title = "Two-layer tunable-radix all-to-all (TRA2)"
+    source = "TRA paper Sec. IV"
+    params = (
+        ParamSpec("processes_per_node", "Q, processes per ring node", 1, 1, "1"),
+        ParamSpec(
+            "radix_intra", "r1, intra-node radix", 2, None, default_rule="ceil(sqrt(Q)), >= 2"
+        ),
+        ParamSpec("radix_inter", "r2, inter-node radix", 2, None, default_rule="N (TRA Sec. V-B)"),
+    )
+    steps_formula = "K2 = w2(r2 - 1) - floor(r2 - P / r2^(w2-1)), w2 = ceil(log_r2 N)"
+    steps_source = "TRA Sec. IV (inter-node rounds, as printed; one round per step)"
+
+    def fill_defaults(self, ring: Ring, given: Params) -> Params:
+        q = int_param(given, "processes_per_node") if "processes_per_node" in given else 1
+        return {
+            "processes_per_node": q,
+            "radix_intra": max(2, cf.tra_optimal_radix(q)),
+            "radix_inter": ring.nodes,
+            **given,
+        }
+
+    def refusal(self, ring: Ring, params: Params) -> str | None:
+        q = int_param(params, "processes_per_node")
+        r1, r2 = int_param(params, "radix_intra"), int_param(params, "radix_inter")
+        if r2 > ring.nodes:
+            return f"radix_inter={r2} exceeds N={ring.nodes}; use 2 <= radix_inter <= N"
+        if q > 1 and r1 > q:
+            return f"radix_intra={r1} exceeds Q={q}; use 2 <= radix_intra <= Q"
+        if ring.nodes * q * ring.nodes * q > 2**26:
+            return f"P^2 = {(ring.nodes * q) ** 2} blocks exceed 2^26; use fewer processes"
+        return None
+
+    def data_per_message(self, ring: Ring, params: Params) -> int:
+        return ring.nodes * int_param(params, "processes_per_node")
+
+    def schedule(self, ring: Ring, params: Params) -> Schedule:
+        n, q = ring.nodes, int_param(params, "processes_per_node")
+        r1, r2 = int_param(params, "radix_intra"), int_param(params, "radix_inter")
+        p = n * q
+        src, dst = np.divmod(np.arange(p * p), p)
+        s_node, s_local = np.divmod(src, q)
+        d_node, d_local = np.divmod(dst, q)
+        endpoint = np.arange(p)
+        flows: list[StageFlow] = []
+        # Phase 1, inside each node: lane = node, rank = local index, TRA index = q' - q.
+        local = s_local
+        if q > 1:
+            idx1 = (d_local - s_local) % q
+            f1, local = _tra_flows(s_node * q, q, r1, idx1, s_local, endpoint, "intra")
+            flows += f1
+        # Phase 2, across nodes: lane = local index q', rank = node, TRA index = n' - n.
+        idx2 = (d_node - s_node) % n
+        lane_endpoint = (np.arange(q)[:, None] + np.arange(n)[None, :] * q).reshape(-1)
+        f2, _ = _tra_flows(local * n, n, r2, idx2, s_node, lane_endpoint, "inter")
+        flows += f2
+        return Schedule(Collective.ALLTOALL, n, np.arange(p) // q, p * p, tuple(flows))
+
+    def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
+        n, q = ring.nodes, int_param(params, "processes_per_node")
+        r1, r2 = int_param(params, "radix_intra"), int_param(params, "radix_inter")
+        p = n * q
+        forms = [
+            ClosedForm(
+                "steps",
+                self.steps_formula,
+                self.steps_source,
+                cf.tra2_rounds_as_printed(p, n, r2),
+                note=f"Proposition 3 with N in place of P gives {cf.tra_rounds(n, r2)}",
+            )
+        ]
+        if q > 1:
+            forms.append(
+                ClosedForm(
+                    "intra_rounds",
+                    "K1 = w1(r1 - 1) - floor(r1 - P / r1^(w1-1)), w1 = ceil(log_r1 Q)",
+                    "TRA Sec. IV (as printed)",
+                    cf.tra2_rounds_as_printed(p, q, r1),
+                    note=f"Proposition 3 with Q in place of P gives {cf.tra_rounds(q, r1)}",
+                )
+            )
+        return forms

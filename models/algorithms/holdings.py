@@ -1,0 +1,39 @@
+"""All-gather builder helper: who holds which item, and "send what the receiver lacks".
+
+Tree-shaped all-gathers (OpTree, WRHT) are easiest to state as "in this stage, node a sends
+node b everything a holds that b does not". This helper tracks holdings as an N x N boolean
+matrix (16 MiB at N = 4096) and turns a stage's (sender, receiver) pairs into the items they
+carry, all computed against the holdings at the start of the stage (stages are synchronous).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from models.stage import StageFlow
+
+_PAIR_BATCH = 2048
+
+
+class Holdings:
+    def __init__(self, nodes: int) -> None:
+        self.has = np.eye(nodes, dtype=bool)
+
+    def stage(self, senders: npt.ArrayLike, receivers: npt.ArrayLike, label: str) -> StageFlow:
+        """Flows of one stage; every pair sends what its receiver lacks, then all arrive."""
+        s_all = np.asarray(senders, dtype=np.int64)
+        r_all = np.asarray(receivers, dtype=np.int64)
+        out_s, out_r, out_d = [], [], []
+        for lo in range(0, len(s_all), _PAIR_BATCH):
+            s = s_all[lo : lo + _PAIR_BATCH]
+            r = r_all[lo : lo + _PAIR_BATCH]
+            pair_idx, item = np.nonzero(self.has[s] & ~self.has[r])
+            out_s.append(s[pair_idx])
+            out_r.append(r[pair_idx])
+            out_d.append(item)
+        flow_s = np.concatenate(out_s) if out_s else np.zeros(0, np.int64)
+        flow_r = np.concatenate(out_r) if out_r else np.zeros(0, np.int64)
+        flow_d = np.concatenate(out_d) if out_d else np.zeros(0, np.int64)
+        self.has[flow_r, flow_d] = True
+        return StageFlow.of(flow_s, flow_r, flow_d, label=label)

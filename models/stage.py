@@ -1,0 +1,167 @@
+"""Stages of unit-lightpath demands (SPEC section 2) and the data movement behind them.
+
+A `Stage` is what the RWA solver sees: aggregated demands (s, d, k), k unit lightpaths from s to
+d, each carrying one item. A `StageFlow` is what the data-flow simulator sees: which datum moves
+from which endpoint to which, so the demands are derived from the data, never written twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+import numpy.typing as npt
+
+from models.errors import InvalidInputError
+
+IntArray = npt.NDArray[np.int64]
+
+ANY = 0
+CW_ONLY = 1
+CCW_ONLY = 2
+ALLOWED_NAMES = {"any": ANY, "cw": CW_ONLY, "ccw": CCW_ONLY}
+
+
+def _frozen(values: npt.ArrayLike) -> IntArray:
+    array = np.array(values, dtype=np.int64).reshape(-1)
+    array.setflags(write=False)
+    return array
+
+
+@dataclass(frozen=True, eq=False)
+class Stage:
+    """Aggregated demands of one stage: `counts[i]` unit lightpaths from `sources[i]` to
+    `destinations[i]`; `allowed[i]` restricts the direction (ANY, CW_ONLY, CCW_ONLY).
+
+    Pairs are unique and sorted by (source, destination)."""
+
+    nodes: int
+    sources: IntArray
+    destinations: IntArray
+    counts: IntArray
+    allowed: IntArray
+    label: str = ""
+
+    @staticmethod
+    def from_demands(
+        nodes: int,
+        sources: npt.ArrayLike,
+        destinations: npt.ArrayLike,
+        counts: npt.ArrayLike | None = None,
+        allowed: npt.ArrayLike | None = None,
+        label: str = "",
+    ) -> Stage:
+        """Validate and aggregate demands; duplicates (same s, d, allowed) are summed."""
+        s = np.asarray(sources, dtype=np.int64).reshape(-1)
+        d = np.asarray(destinations, dtype=np.int64).reshape(-1)
+        k = np.ones_like(s) if counts is None else np.asarray(counts, dtype=np.int64).reshape(-1)
+        a = np.zeros_like(s) if allowed is None else np.asarray(allowed, dtype=np.int64).reshape(-1)
+        if not (len(s) == len(d) == len(k) == len(a)):
+            raise InvalidInputError("sources, destinations, counts and directions differ in length")
+        for name, arr in (("source", s), ("destination", d)):
+            bad = np.flatnonzero((arr < 0) | (arr >= nodes))
+            if len(bad):
+                raise InvalidInputError(
+                    f"demand {int(bad[0])}: {name} {int(arr[bad[0]])} is outside the ring "
+                    f"(nodes are 0..{nodes - 1})"
+                )
+        bad = np.flatnonzero(s == d)
+        if len(bad):
+            raise InvalidInputError(
+                f"demand {int(bad[0])}: source equals destination ({int(s[bad[0]])}); "
+                "a lightpath needs two different nodes"
+            )
+        bad = np.flatnonzero(k < 1)
+        if len(bad):
+            raise InvalidInputError(
+                f"demand {int(bad[0])}: count {int(k[bad[0]])} < 1; every demand needs k >= 1"
+            )
+        if len(a) and (a.min() < 0 or a.max() > 2):
+            raise InvalidInputError("direction must be one of 'any', 'cw', 'ccw'")
+        key = (a * nodes + s) * nodes + d
+        uniq, inverse = np.unique(key, return_inverse=True)
+        summed = np.bincount(inverse, weights=k, minlength=len(uniq)).astype(np.int64)
+        a_u, rest = np.divmod(uniq, nodes * nodes)
+        s_u, d_u = np.divmod(rest, nodes)
+        order = np.lexsort((a_u, d_u, s_u))
+        return Stage(
+            nodes,
+            _frozen(s_u[order]),
+            _frozen(d_u[order]),
+            _frozen(summed[order]),
+            _frozen(a_u[order]),
+            label,
+        )
+
+    @property
+    def demand_count(self) -> int:
+        return len(self.sources)
+
+    @property
+    def unit_lightpaths(self) -> int:
+        return int(self.counts.sum())
+
+    def is_empty(self) -> bool:
+        return self.demand_count == 0
+
+
+class Reduction(StrEnum):
+    """What the receiver does with an all-reduce chunk: add it, or take the sender's copy."""
+
+    NONE = "none"  # all-gather / all-to-all: the datum itself moves or is copied
+    ADD = "add"
+    COPY = "copy"
+
+
+@dataclass(frozen=True, eq=False)
+class StageFlow:
+    """Data movement of one stage: datum `data[i]` goes from endpoint `senders[i]` to
+    `receivers[i]`. Endpoints are nodes, or processes for multi-process all-to-all."""
+
+    senders: IntArray
+    receivers: IntArray
+    data: IntArray
+    reduction: Reduction = Reduction.NONE
+    label: str = ""
+
+    @staticmethod
+    def of(
+        senders: npt.ArrayLike,
+        receivers: npt.ArrayLike,
+        data: npt.ArrayLike,
+        reduction: Reduction = Reduction.NONE,
+        label: str = "",
+    ) -> StageFlow:
+        return StageFlow(_frozen(senders), _frozen(receivers), _frozen(data), reduction, label)
+
+
+@dataclass(frozen=True, eq=False)
+class Schedule:
+    """An algorithm run on one ring: its ordered stages of data movement.
+
+    `endpoint_node[e]` is the ring node of endpoint e (identity unless processes share nodes);
+    a transfer between two endpoints of the same node uses no lightpath.
+    `data_count` is the number of distinct data: items (all-gather), chunks (all-reduce) or
+    blocks (all-to-all)."""
+
+    collective: str
+    nodes: int
+    endpoint_node: IntArray
+    data_count: int
+    flows: tuple[StageFlow, ...]
+
+    @property
+    def stage_count(self) -> int:
+        return len(self.flows)
+
+    def stage(self, index: int) -> Stage:
+        """The aggregated unit-lightpath demands of stage `index` (one per moved datum)."""
+        flow = self.flows[index]
+        s = self.endpoint_node[flow.senders]
+        d = self.endpoint_node[flow.receivers]
+        remote = s != d
+        return Stage.from_demands(self.nodes, s[remote], d[remote], label=flow.label)
+
+    def stages(self) -> list[Stage]:
+        return [self.stage(i) for i in range(self.stage_count)]

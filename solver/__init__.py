@@ -1,0 +1,1 @@
+"""True RWA: formulations, exact and heuristic back ends, lower bounds and the validator."""

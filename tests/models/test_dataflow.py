@@ -1,0 +1,201 @@
+"""Every catalog algorithm delivers its collective, for every N it accepts."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from models.algorithms.allgather import optree_default_branching, optree_pairs
+from models.algorithms.catalog import CATALOG, get_algorithm
+from models.dataflow import simulate
+from models.errors import AlgorithmRefusedError, DataFlowError
+from models.ring import Ring
+from models.stage import Schedule, StageFlow
+
+SMALL_N = range(2, 65)
+LARGE_N = (512, 1000, 1024, 4096)
+
+
+def _expected_refusal(name: str, collective: str, n: int) -> bool:
+    if (collective, name) == ("allgather", "ne"):
+        return n % 2 == 1
+    if (collective, name) == ("allreduce", "rd"):
+        return n & (n - 1) != 0
+    return False
+
+
+def _run(algorithm, n: int) -> None:
+    ring = Ring(n)
+    if _expected_refusal(algorithm.name, algorithm.collective, n):
+        with pytest.raises(AlgorithmRefusedError, match="use N="):
+            algorithm.resolve(ring)
+        return
+    params = algorithm.resolve(ring)
+    schedule = algorithm.schedule(ring, params)
+    report = simulate(schedule)
+    assert report.stages == schedule.stage_count
+    for stage in schedule.stages():
+        assert stage.unit_lightpaths >= 0
+
+
+@pytest.mark.parametrize("n", SMALL_N)
+@pytest.mark.parametrize("algorithm", CATALOG, ids=lambda a: f"{a.collective}-{a.name}")
+def test_delivers_small(algorithm, n: int) -> None:
+    _run(algorithm, n)
+
+
+@pytest.mark.parametrize("n", LARGE_N)
+@pytest.mark.parametrize("algorithm", CATALOG, ids=lambda a: f"{a.collective}-{a.name}")
+def test_delivers_large(algorithm, n: int) -> None:
+    _run(algorithm, n)
+
+
+@pytest.mark.parametrize("n", [6, 12, 30, 64])
+@pytest.mark.parametrize("radix", [2, 3, 5, None])
+def test_tra_every_radix(n: int, radix: int | None) -> None:
+    algorithm = get_algorithm("alltoall", "tra")
+    ring = Ring(n)
+    params = algorithm.resolve(ring, {"radix": radix if radix else n})
+    schedule = algorithm.schedule(ring, params)
+    simulate(schedule)
+    # Each process sends D blocks (TRA Prop. 2/4), i.e. the stages carry N * D lightpaths.
+    from models.closed_forms import tra_blocks
+
+    total = sum(s.unit_lightpaths for s in schedule.stages())
+    assert total == n * tra_blocks(n, params["radix"])
+
+
+@pytest.mark.parametrize(
+    ("n", "q", "r1", "r2"), [(2, 4, 2, 2), (4, 4, 2, 4), (5, 3, 3, 2), (8, 2, 2, 3), (6, 6, 3, 6)]
+)
+def test_tra2_delivers_with_processes(n: int, q: int, r1: int, r2: int) -> None:
+    algorithm = get_algorithm("alltoall", "tra2")
+    ring = Ring(n)
+    params = algorithm.resolve(
+        ring, {"processes_per_node": q, "radix_intra": r1, "radix_inter": r2}
+    )
+    schedule = algorithm.schedule(ring, params)
+    simulate(schedule)
+    # Inter-node rounds carry Q^2 blocks per node pair per TRA block of the node-level TRA.
+    from models.closed_forms import tra_blocks
+
+    total = sum(s.unit_lightpaths for s in schedule.stages())
+    assert total == n * q * q * tra_blocks(n, r2)
+
+
+@pytest.mark.parametrize(
+    ("n", "branching"), [(16, (4, 4)), (16, (2, 2, 2, 2)), (27, (3, 3, 3)), (24, (2, 3, 4))]
+)
+def test_optree_exact_tree_matches_paper(n: int, branching: tuple[int, ...]) -> None:
+    """With N = prod(m_j), stage j has N (m_j - 1) demands, each of prod(m_1..m_(j-1)) items,
+    and the stage-1 subsets are the nodes N/m_1 apart (OpTree Sec. IV-A.1, Fig. 3)."""
+    algorithm = get_algorithm("allgather", "optree")
+    ring = Ring(n)
+    params = algorithm.resolve(ring, {"branching": branching})
+    stages = algorithm.schedule(ring, params).stages()
+    for j, stage in enumerate(stages):
+        assert stage.demand_count == n * (branching[j] - 1)
+        assert set(stage.counts.tolist()) == {math.prod(branching[:j])}
+    first = stages[0]
+    stride = n // branching[0]
+    assert set(((first.destinations - first.sources) % stride).tolist()) == {0}
+
+
+def test_optree_ragged_tree_every_n_and_branching() -> None:
+    for n in range(2, 80):
+        for branching in {(2,) * 7, (3, 3, 3, 3), (5, 4), (n,), optree_default_branching(n, 3)}:
+            if math.prod(branching) < n:
+                continue
+            algorithm = get_algorithm("allgather", "optree")
+            ring = Ring(n)
+            params = algorithm.resolve(ring, {"branching": branching})
+            simulate(algorithm.schedule(ring, params))
+
+
+def test_optree_refuses_branching_that_does_not_cover() -> None:
+    algorithm = get_algorithm("allgather", "optree")
+    with pytest.raises(AlgorithmRefusedError, match="product must be >= 100"):
+        algorithm.resolve(Ring(100), {"branching": (3, 3, 3)})
+
+
+def test_optree_default_branching_covers() -> None:
+    assert optree_default_branching(1024, 7) == (3, 3, 3, 3, 3, 3, 2)
+    assert optree_default_branching(16, 2) == (4, 4)
+    for n in range(2, 500):
+        for k in range(1, 9):
+            assert math.prod(optree_default_branching(n, k)) >= n
+
+
+def test_optree_pairs_16_node_example() -> None:
+    """Fig. 2(b): 16 nodes, 4-ary two-stage tree; stage 1 subsets {i, i+4, i+8, i+12}."""
+    stage1, stage2 = optree_pairs(16, (4, 4))
+    assert (0, 4) in stage1 and (0, 12) in stage1 and (0, 1) not in stage1
+    assert (0, 1) in stage2 and (0, 3) in stage2 and (0, 4) not in stage2
+
+
+def test_wrht_15_node_example() -> None:
+    """WRHT Fig. 2(b): 15 nodes, w = 2 (m = 5): gather to the middles 2, 7, 12, then an
+    all-to-all among them, then a broadcast: 3 stages."""
+    algorithm = get_algorithm("allreduce", "wrht")
+    ring = Ring(15, wavelengths_per_fiber=2)
+    stages = algorithm.schedule(ring, algorithm.resolve(ring)).stages()
+    assert len(stages) == 3
+    assert set(stages[0].destinations.tolist()) == {2, 7, 12}
+    assert stages[1].demand_count == 6
+
+
+@pytest.mark.parametrize(
+    ("collective", "name", "n", "match"),
+    [
+        ("allgather", "ne", 7, "N must be even"),
+        ("allreduce", "rd", 12, "use N=8 or N=16"),
+        ("allreduce", "hring", 12, "must divide N"),
+        ("alltoall", "tra", 8, "exceeds P=N=8"),
+    ],
+)
+def test_refusals_say_what_would_work(collective: str, name: str, n: int, match: str) -> None:
+    algorithm = get_algorithm(collective, name)
+    overrides = {"hring": {"group": 5}, "tra": {"radix": 9}}.get(name, {})
+    with pytest.raises(AlgorithmRefusedError, match=match):
+        algorithm.resolve(Ring(n), overrides)
+
+
+def _allgather(flows: list[StageFlow], n: int) -> Schedule:
+    return Schedule("allgather", n, np.arange(n), n, tuple(flows))
+
+
+def test_simulator_catches_missing_item() -> None:
+    flows = [StageFlow.of([0], [1], [0])]
+    with pytest.raises(DataFlowError, match="lacks item"):
+        simulate(_allgather(flows, 2))
+
+
+def test_simulator_catches_sending_unheld_item() -> None:
+    flows = [StageFlow.of([0, 1, 0], [1, 0, 2], [0, 1, 1])]
+    with pytest.raises(DataFlowError, match="does not hold"):
+        simulate(_allgather(flows, 3))
+
+
+def test_simulator_catches_double_counted_reduction() -> None:
+    from models.stage import Reduction
+
+    n = 3
+    flows = [
+        StageFlow.of([0, 1], [2, 2], [0, 0], Reduction.ADD),
+        StageFlow.of([0], [2], [0], Reduction.ADD),  # node 0 counted twice at node 2
+        StageFlow.of([2, 2], [0, 1], [0, 0], Reduction.COPY),
+    ]
+    with pytest.raises(DataFlowError, match="before it is fully reduced"):
+        simulate(Schedule("allreduce", n, np.arange(n), 1, tuple(flows)))
+
+
+def test_simulator_catches_misrouted_block() -> None:
+    n = 3
+    # Spread-out with one block sent to the wrong process.
+    s = [0, 0, 1, 1, 2, 2]
+    r = [1, 2, 2, 0, 0, 2]
+    blocks = [0 * n + 1, 0 * n + 2, 1 * n + 2, 1 * n + 0, 2 * n + 0, 2 * n + 1]
+    with pytest.raises(DataFlowError):
+        simulate(Schedule("alltoall", n, np.arange(n), n * n, (StageFlow.of(s, r, blocks),)))
