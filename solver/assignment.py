@@ -1,0 +1,76 @@
+"""Compact RWA assignments: runs of consecutive colours per demand and direction.
+
+Colour c is a channel of the stage: slot c // (F w), fibre (c % (F w)) // w, wavelength c % w.
+A run (demand i, direction, first colour, count) gives `count` unit lightpaths of demand i the
+colours first .. first + count - 1 in that direction. A stage with millions of unit lightpaths
+usually has a few runs per demand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from models.ring import Ring
+from models.stage import Stage
+
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True, eq=False)
+class Assignment:
+    demand: IntArray
+    direction: IntArray  # 0 = CW, 1 = CCW
+    first_colour: IntArray
+    count: IntArray
+
+    @staticmethod
+    def from_runs(
+        demand: npt.ArrayLike,
+        direction: npt.ArrayLike,
+        first_colour: npt.ArrayLike,
+        count: npt.ArrayLike,
+    ) -> Assignment:
+        arrays = [np.asarray(a, dtype=np.int64).reshape(-1) for a in (demand, direction, first_colour, count)]
+        keep = arrays[3] > 0
+        return Assignment(*(a[keep] for a in arrays))
+
+    @staticmethod
+    def empty() -> Assignment:
+        return Assignment.from_runs([], [], [], [])
+
+    @property
+    def runs(self) -> int:
+        return len(self.demand)
+
+    def colours_used(self) -> int:
+        """1 + the highest colour used (0 for an empty stage)."""
+        if self.runs == 0:
+            return 0
+        return int((self.first_colour + self.count).max())
+
+    def expand(self) -> tuple[IntArray, IntArray, IntArray]:
+        """Per unit lightpath: (demand, direction, colour)."""
+        demand = np.repeat(self.demand, self.count)
+        direction = np.repeat(self.direction, self.count)
+        starts = np.repeat(self.first_colour, self.count)
+        offsets = np.arange(len(demand)) - np.repeat(np.cumsum(self.count) - self.count, self.count)
+        return demand, direction, starts + offsets
+
+    def lightpaths(self, ring: Ring, stage: Stage) -> dict[str, IntArray]:
+        """The lightpath table: source, destination, direction, slot, fibre, wavelength, hops."""
+        demand, direction, colour = self.expand()
+        s, d = stage.sources[demand], stage.destinations[demand]
+        w, channels = ring.wavelengths_per_fiber, ring.channels_per_direction
+        hops = np.where(direction == 0, (d - s) % ring.nodes, (s - d) % ring.nodes)
+        return {
+            "source": s,
+            "destination": d,
+            "direction": direction,
+            "slot": colour // channels,
+            "fiber": (colour % channels) // w,
+            "wavelength": colour % w,
+            "hops": hops,
+        }

@@ -1,0 +1,390 @@
+"""L*, the least maximum directed-link load over all routings (SPEC section 2), and the routing
+that attains it.
+
+Each demand i (s -> d, k units) sends x_i units clockwise and k - x_i counter-clockwise.
+A CW unit holds CW links [s, d) (circularly), a CCW unit CCW links [d, s): the two arcs are
+complementary, so link e carries CW load sum_{i: e in [s_i, d_i)} x_i and CCW load
+sum_{i: e not in [s_i, d_i)} (k_i - x_i). L* = min over integer x of the largest of these.
+
+We solve it as a MILP with HiGHS (highspy), using the stage's rotational symmetry:
+- if the stage is invariant under rotation by t (t | N), an optimal *fractional* routing is
+  t-periodic (average any optimum over the rotations), so the LP over t-periodic routings
+  gives the exact LP value; ceil of it is a valid lower bound;
+- a t-periodic integer routing that meets that ceiling is an optimal integer routing; if it
+  does not, the period is doubled (2t, 4t, ..., N), which allows more routings.
+With period t every orbit of N/t demands shares one variable and only t links need rows.
+A second phase keeps the load at L* and minimises total link usage (shorter arcs colour
+better).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import highspy
+import numpy as np
+import numpy.typing as npt
+
+from models.stage import CCW_ONLY, CW_ONLY, Stage
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+_DENSE_LIMIT = 4_000_000  # orbit x link-class coefficients for the periodic model
+_EPS = 1e-6
+
+
+@dataclass(frozen=True)
+class Routing:
+    """Units sent clockwise per demand, and the loads that result."""
+
+    clockwise: IntArray
+    cw_load: IntArray
+    ccw_load: IntArray
+
+    @property
+    def max_load(self) -> int:
+        return int(max(self.cw_load.max(initial=0), self.ccw_load.max(initial=0)))
+
+
+@dataclass(frozen=True)
+class LoadBound:
+    lower_bound: int  # proven: chi >= L* >= lower_bound
+    routing: Routing  # an integer routing with max load routing.max_load
+    exact: bool  # routing.max_load == L* proven
+    period: int
+
+
+def link_loads(stage: Stage, clockwise: npt.ArrayLike) -> tuple[IntArray, IntArray]:
+    """CW and CCW load of every link for a routing (difference arrays, O(D + N))."""
+    n = stage.nodes
+    x = np.asarray(clockwise, dtype=np.int64)
+    return (
+        _arc_load(n, stage.sources, (stage.destinations - stage.sources) % n, x),
+        _arc_load(n, stage.destinations, (stage.sources - stage.destinations) % n, stage.counts - x),
+    )
+
+
+def _arc_load(n: int, lo: IntArray, length: IntArray, weight: IntArray) -> IntArray:
+    diff = np.zeros(2 * n + 1, dtype=np.int64)
+    np.add.at(diff, lo, weight)
+    np.add.at(diff, lo + length, -weight)
+    acc = np.cumsum(diff)[: 2 * n]
+    return acc[:n] + acc[n:]
+
+
+def rotation_period(stage: Stage) -> int:
+    """Smallest t | N with the stage invariant under i -> i + t (N if none smaller)."""
+    n = stage.nodes
+    key = np.sort((stage.allowed * n + stage.sources) * n * 1_000_003 + stage.destinations * 1_000_003 + stage.counts)
+    for t in (t for t in range(1, n) if n % t == 0):
+        shifted = ((stage.allowed * n + (stage.sources + t) % n) * n * 1_000_003
+                   + ((stage.destinations + t) % n) * 1_000_003 + stage.counts)
+        if np.array_equal(np.sort(shifted), key):
+            return t
+    return n
+
+
+def _orbits(stage: Stage, period: int) -> tuple[IntArray, IntArray]:
+    """Representatives (demands with source < period) and each demand's representative."""
+    n = stage.nodes
+    steps = stage.sources // period
+    rep_s = stage.sources - steps * period
+    rep_d = (stage.destinations - steps * period) % n
+    code = (stage.allowed * n + rep_s) * n + rep_d
+    reps = np.flatnonzero(stage.sources < period)
+    rep_code = (stage.allowed[reps] * n + stage.sources[reps]) * n + stage.destinations[reps]
+    order = np.argsort(rep_code)
+    position = np.searchsorted(rep_code[order], code)
+    return reps, reps[order][position]
+
+
+def _class_counts(n: int, period: int, lo: IntArray, length: IntArray) -> FloatArray:
+    """counts[r, e]: links of the orbit of arc r that fall in link class e (mod period)
+    covered by one orbit member... summed over the orbit: i.e. arc length split by class."""
+    full = length // period
+    rem = length % period
+    counts = np.repeat(full[:, None], period, axis=1).astype(np.float64)
+    offsets = (lo[:, None] + np.arange(period)[None, :]) % period
+    mask = np.arange(period)[None, :] < rem[:, None]
+    np.add.at(counts, (np.repeat(np.arange(len(lo)), period)[mask.ravel()], offsets[mask]), 1.0)
+    return counts
+
+
+def _solve(h: highspy.Highs, time_limit_s: float) -> tuple[FloatArray | None, float, bool]:
+    h.setOptionValue("time_limit", max(time_limit_s, 0.01))
+    h.setOptionValue("mip_detect_symmetry", False)
+    h.run()
+    status = h.getModelStatus()
+    info = h.getInfo()
+    if status not in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kTimeLimit):
+        return None, -math.inf, False
+    if info.primal_solution_status != 2:  # no feasible point
+        return None, float(info.mip_dual_bound), False
+    values = np.array(h.getSolution().col_value, dtype=np.float64)
+    return values, float(info.mip_dual_bound), status == highspy.HighsModelStatus.kOptimal
+
+
+def _periodic_model(stage: Stage, period: int, integer: bool, load_cap: int | None) -> tuple[highspy.Highs, IntArray, IntArray]:
+    """Variables: x_r for each orbit representative r, then L. Rows: CW and CCW load of the
+    `period` link classes. With load_cap, L is capped and the objective is total usage."""
+    n = stage.nodes
+    reps, rep_of = _orbits(stage, period)
+    orbit_size = n // period
+    s, d, k = stage.sources[reps], stage.destinations[reps], stage.counts[reps]
+    cw_len, ccw_len = (d - s) % n, (s - d) % n
+    cw = _class_counts(n, period, s, cw_len) * 1.0  # per member; orbit members cover classes equally
+    ccw = _class_counts(n, period, d, ccw_len)
+    # A t-periodic orbit of N/t members: link e's load sums each member's coverage of e; members
+    # are shifts by t, so link class e collects every member's links in class e once: the
+    # coverage of class e by one member, summed over members, divided by N/t links in the class.
+    # Per link: cw[r, e] (each member contributes its class-e links, N/t members, N/t links).
+    nr = len(reps)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    lower = np.zeros(nr + 1)
+    upper = np.append(k.astype(np.float64), np.inf)
+    allowed = stage.allowed[reps]
+    lower[:nr][allowed == CW_ONLY] = k[allowed == CW_ONLY]
+    upper[:nr][allowed == CCW_ONLY] = 0
+    if load_cap is not None:
+        upper[nr] = load_cap
+    cost = np.zeros(nr + 1)
+    if load_cap is None:
+        cost[nr] = 1.0
+    else:
+        cost[:nr] = cw_len - ccw_len  # usage: x * cw_len + (k - x) * ccw_len, up to a constant
+    h.addVars(nr + 1, lower, upper)
+    h.changeColsCost(nr + 1, np.arange(nr + 1, dtype=np.int32), cost)
+    if integer and nr:
+        h.changeColsIntegrality(nr, np.arange(nr, dtype=np.int32),
+                                np.full(nr, highspy.HighsVarType.kInteger))
+    # CW class e: sum_r cw[r, e] x_r - L <= 0 ; CCW: sum_r ccw[r, e](k_r - x_r) - L <= 0
+    ccw_const = (ccw * k[:, None]).sum(axis=0)
+    rows_idx, rows_val, starts = [], [], []
+    lo_b, hi_b = [], []
+    nnz = 0
+    for e in range(period):
+        for coeff, sign, const in ((cw[:, e], 1.0, 0.0), (ccw[:, e], -1.0, ccw_const[e])):
+            nz = np.flatnonzero(coeff)
+            starts.append(nnz)
+            rows_idx.append(np.append(nz, nr))
+            rows_val.append(np.append(sign * coeff[nz], -1.0))
+            nnz += len(nz) + 1
+            lo_b.append(-np.inf)
+            hi_b.append(-const)
+    if starts:
+        h.addRows(len(starts), np.array(lo_b), np.array(hi_b), nnz, np.array(starts, dtype=np.int32),
+                  np.concatenate(rows_idx).astype(np.int32), np.concatenate(rows_val))
+    del orbit_size
+    return h, reps, rep_of
+
+
+def _prefix_model(stage: Stage, integer: bool, load_cap: int | None) -> highspy.Highs:
+    """Period N (no symmetry): x_i per demand, L, c_e and q_e per link, with
+    c_e = c_(e-1) + (CW units starting at e) - (CW units ending at e): O(D + N) nonzeros."""
+    n = stage.nodes
+    nd = stage.demand_count
+    s, d, k = stage.sources, stage.destinations, stage.counts.astype(np.float64)
+    cw_len, ccw_len = (d - s) % n, (s - d) % n
+    L = nd
+    c0 = nd + 1
+    q0 = nd + 1 + n
+    ncol = nd + 1 + 2 * n
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    lower = np.zeros(ncol)
+    upper = np.full(ncol, np.inf)
+    upper[:nd] = k
+    lower[:nd][stage.allowed == CW_ONLY] = k[stage.allowed == CW_ONLY]
+    upper[:nd][stage.allowed == CCW_ONLY] = 0
+    if load_cap is not None:
+        upper[L] = load_cap
+    cost = np.zeros(ncol)
+    if load_cap is None:
+        cost[L] = 1.0
+    else:
+        cost[:nd] = cw_len - ccw_len
+    h.addVars(ncol, lower, upper)
+    h.changeColsCost(ncol, np.arange(ncol, dtype=np.int32), cost)
+    if integer and nd:
+        h.changeColsIntegrality(nd, np.arange(nd, dtype=np.int32), np.full(nd, highspy.HighsVarType.kInteger))
+    rows: list[tuple[list[int], list[float], float, float]] = []
+    cw_end = (s + cw_len) % n
+    ccw_lo, ccw_end = d, (d + ccw_len) % n
+    covers_cw0 = (s == 0) | (s + cw_len > n)
+    covers_ccw0 = (ccw_lo == 0) | (ccw_lo + ccw_len > n)
+    # c_0 - sum x (arcs over CW link 0) = 0
+    idx = np.flatnonzero(covers_cw0)
+    rows.append(([c0, *idx.tolist()], [1.0, *([-1.0] * len(idx))], 0.0, 0.0))
+    # q_0 + sum x (arcs over CCW link 0) = sum k
+    idx = np.flatnonzero(covers_ccw0)
+    rows.append(([q0, *idx.tolist()], [1.0, *([1.0] * len(idx))], float(k[idx].sum()), float(k[idx].sum())))
+    start_cw = [[] for _ in range(n)]
+    end_cw = [[] for _ in range(n)]
+    start_ccw = [[] for _ in range(n)]
+    end_ccw = [[] for _ in range(n)]
+    for i in range(nd):
+        start_cw[s[i]].append(i)
+        end_cw[cw_end[i]].append(i)
+        start_ccw[ccw_lo[i]].append(i)
+        end_ccw[ccw_end[i]].append(i)
+    for e in range(1, n):
+        cols = [c0 + e, c0 + e - 1] + start_cw[e] + end_cw[e]
+        vals = [1.0, -1.0] + [-1.0] * len(start_cw[e]) + [1.0] * len(end_cw[e])
+        rows.append((cols, vals, 0.0, 0.0))
+        rhs = float(k[start_ccw[e]].sum() - k[end_ccw[e]].sum())
+        cols = [q0 + e, q0 + e - 1] + start_ccw[e] + end_ccw[e]
+        vals = [1.0, -1.0] + [1.0] * len(start_ccw[e]) + [-1.0] * len(end_ccw[e])
+        rows.append((cols, vals, rhs, rhs))
+    for e in range(n):
+        rows.append(([c0 + e, L], [1.0, -1.0], -np.inf, 0.0))
+        rows.append(([q0 + e, L], [1.0, -1.0], -np.inf, 0.0))
+    starts, index, value, lo_b, hi_b = [], [], [], [], []
+    for cols, vals, lo_v, hi_v in rows:
+        starts.append(len(index))
+        index.extend(cols)
+        value.extend(vals)
+        lo_b.append(lo_v)
+        hi_b.append(hi_v)
+    h.addRows(len(rows), np.array(lo_b), np.array(hi_b), len(index), np.array(starts, dtype=np.int32),
+              np.array(index, dtype=np.int32), np.array(value))
+    return h
+
+
+def _routing_from(stage: Stage, x: FloatArray) -> Routing:
+    clockwise = np.rint(x).astype(np.int64)
+    cw, ccw = link_loads(stage, clockwise)
+    return Routing(clockwise, cw, ccw)
+
+
+def _shortest_routing(stage: Stage) -> Routing:
+    n = stage.nodes
+    cw_len = (stage.destinations - stage.sources) % n
+    x = np.where(cw_len <= n - cw_len, stage.counts, 0)
+    x = np.where(stage.allowed == CW_ONLY, stage.counts, np.where(stage.allowed == CCW_ONLY, 0, x))
+    return _routing_from(stage, x.astype(np.float64))
+
+
+def _solve_period(stage: Stage, period: int, time_limit_s: float) -> tuple[Routing | None, float, bool]:
+    """Integer min-max-load routing among period-`period` routings: (routing, bound, proven)."""
+    n = stage.nodes
+    if period < n and stage.demand_count and (stage.sources < period).sum() * period <= _DENSE_LIMIT:
+        h, reps, rep_of = _periodic_model(stage, period, integer=True, load_cap=None)
+        values, bound, proven = _solve(h, time_limit_s)
+        if values is None:
+            return None, bound, False
+        nr = len(reps)
+        x_rep = dict(zip(reps.tolist(), values[:nr].tolist(), strict=True))
+        x = np.array([x_rep[int(r)] for r in rep_of])
+        return _routing_from(stage, x), bound, proven
+    h = _prefix_model(stage, integer=True, load_cap=None)
+    values, bound, proven = _solve(h, time_limit_s)
+    if values is None:
+        return None, bound, False
+    return _routing_from(stage, values[: stage.demand_count]), bound, proven
+
+
+def _lp_solution(stage: Stage, period: int) -> tuple[float, FloatArray]:
+    """LP value and per-demand fractional CW units of the period-`period` relaxation."""
+    n = stage.nodes
+    if period < n and (stage.sources < period).sum() * period <= _DENSE_LIMIT:
+        h, reps, rep_of = _periodic_model(stage, period, integer=False, load_cap=None)
+        h.run()
+        values = np.array(h.getSolution().col_value)
+        x_rep = dict(zip(reps.tolist(), values[: len(reps)].tolist(), strict=True))
+        x = np.array([x_rep[int(r)] for r in rep_of])
+    else:
+        h = _prefix_model(stage, integer=False, load_cap=None)
+        h.run()
+        x = np.array(h.getSolution().col_value)[: stage.demand_count]
+    return float(h.getInfo().objective_function_value), x
+
+
+def _balanced_roundings(stage: Stage, period: int, x: FloatArray) -> list[Routing]:
+    """Round a t-periodic fractional routing member by member, circularly balanced.
+
+    An orbit of M members (shifts by t) with fractional CW units x = b + f per member gets
+    F = floor(M f) or ceil(M f) extra units in all, member j receiving
+    floor((j + 1) F / M) - floor(j F / M): every circular window of consecutive members then
+    gets floor or ceil of its fractional total, so link loads stay within one unit per orbit
+    of the LP loads (one orbit, as in a TRA round or a ring stage: within ceil(LP))."""
+    n = stage.nodes
+    if period >= n:
+        return [_routing_from(stage, np.floor(x + _EPS))]
+    m = n // period
+    member = stage.sources // period
+    base = np.floor(x + _EPS)
+    frac = np.clip(x - base, 0.0, 1.0)
+    out = []
+    for rounding in (np.floor, np.ceil, np.rint):
+        total = rounding(frac * m - _EPS if rounding is np.ceil else frac * m + _EPS)
+        bump = np.floor((member + 1) * total / m + _EPS) - np.floor(member * total / m + _EPS)
+        out.append(_routing_from(stage, np.minimum(base + bump, stage.counts)))
+    return out
+
+
+def _shorten(stage: Stage, routing: Routing, time_limit_s: float) -> Routing:
+    """Phase 2: among routings with max load <= the found one, minimise total link usage."""
+    cap = routing.max_load
+    if stage.demand_count == 0 or stage.demand_count > 5_000 or rotation_period(stage) < stage.nodes:
+        return routing  # symmetric stages are already routed uniformly per orbit
+    h = _prefix_model(stage, integer=True, load_cap=cap)
+    h.setSolution(_full_solution(stage, routing))
+    values, _, _ = _solve(h, time_limit_s)
+    if values is None:
+        return routing
+    better = _routing_from(stage, values[: stage.demand_count])
+    return better if better.max_load <= cap else routing
+
+
+def _full_solution(stage: Stage, routing: Routing) -> highspy.HighsSolution:
+    sol = highspy.HighsSolution()
+    sol.col_value = np.concatenate(
+        [routing.clockwise.astype(np.float64), [routing.max_load],
+         routing.cw_load.astype(np.float64), routing.ccw_load.astype(np.float64)]
+    ).tolist()
+    sol.value_valid = True
+    return sol
+
+
+def load_bound(stage: Stage, time_limit_s: float = 10.0) -> LoadBound:
+    """L* with a routing attaining it (or the best routing found and a proven bound)."""
+    if stage.is_empty():
+        zero = np.zeros(stage.nodes, dtype=np.int64)
+        return LoadBound(0, Routing(np.zeros(0, dtype=np.int64), zero, zero), True, 1)
+    n = stage.nodes
+    deadline = time.monotonic() + time_limit_s
+    period = rotation_period(stage)
+    lp_value, x_frac = _lp_solution(stage, period)
+    bound = math.ceil(lp_value - _EPS)
+    candidates = [_shortest_routing(stage), *_balanced_roundings(stage, period, x_frac)]
+    t = period
+    while min(c.max_load for c in candidates) > bound and t < n:
+        small = (stage.sources < t).sum() * t <= _DENSE_LIMIT // 20
+        if not small and t != period:
+            break
+        remaining = deadline - time.monotonic()
+        if remaining <= 0.05:
+            break
+        routing, _, _ = _solve_period(stage, t, min(1.0, remaining))
+        if routing is not None:
+            candidates.append(routing)
+        if n % (2 * t):
+            break
+        t *= 2
+    best = min(candidates, key=lambda r: r.max_load)
+    remaining = deadline - time.monotonic()
+    if best.max_load > bound and stage.demand_count <= 20_000 and remaining > 0.05:
+        routing, dual, proven = _solve_period(stage, n, remaining)
+        if routing is not None and routing.max_load < best.max_load:
+            best = routing
+        bound = max(bound, math.ceil(dual - _EPS))
+        if proven and routing is not None:
+            bound = max(bound, routing.max_load)
+    best = _shorten(stage, best, max(0.05, min(2.0, deadline - time.monotonic())))
+    return LoadBound(bound, best, best.max_load == bound, period)

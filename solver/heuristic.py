@@ -1,0 +1,103 @@
+"""Heuristic RWA that scales: L*-routing plus circular-arc colouring with reservations.
+
+Directions never conflict with each other, so each direction is coloured on its own and
+chi = max(colours CW, colours CCW). Within a direction (a circular-arc colouring problem):
+1. cut the ring at the least-loaded link e*; the T units whose arcs cross e* take colours
+   0..T-1, each colour then reserved outside the window between the two pieces of its arc;
+2. the other arcs are intervals on a line; sweep them by left end, freeing colours at right
+   ends, and give each interval (with its multiplicity) free colours that fit, preferring
+   reserved colours whose window closes soonest after the interval ends, then fresh colours.
+With no arc over e* (e.g. a stage split into ring segments) the sweep is the optimal interval
+colouring: colours = the direction's max load. Otherwise colours <= max load + T.
+Multiplicities are handled as colour ranges, so a demand of k units costs O(runs), not O(k).
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+
+import numpy as np
+import numpy.typing as npt
+
+from models.stage import Stage
+from solver.assignment import Assignment
+from solver.bounds import Routing
+
+IntArray = npt.NDArray[np.int64]
+_NEVER = 1 << 62
+
+
+def colour_direction(
+    n: int, lo: IntArray, length: IntArray, mult: IntArray, load: IntArray
+) -> tuple[list[tuple[int, int, int]], int]:
+    """Colour arcs [lo, lo + length) (circular, link indices) with multiplicities.
+    Returns runs (arc index, first colour, count) and the number of colours used."""
+    runs: list[tuple[int, int, int]] = []
+    if len(lo) == 0:
+        return runs, 0
+    cut = int(np.argmin(load))
+    start = (lo - cut - 1) % n  # relative position; the cut link is position n - 1
+    end = start + length
+    through = end > n - 1
+    fresh = 0
+    # (deadline, first, count): free colour ranges, sorted by deadline, then colour.
+    pool: list[tuple[int, int, int]] = []
+    pending: list[tuple[int, int, int, int]] = []  # (opens at, deadline, first, count)
+    for i in np.flatnonzero(through):
+        m = int(mult[i])
+        runs.append((int(i), fresh, m))
+        opens, deadline = int(end[i] - n), int(start[i])
+        if deadline > opens:
+            pending.append((opens, deadline, fresh, m))
+        fresh += m
+    pending.sort()
+    releases: list[tuple[int, int, int, int]] = []  # heap of (end, deadline, first, count)
+    p_next = 0
+    order = np.flatnonzero(~through)
+    order = order[np.lexsort((end[order], start[order]))]
+    for i in order:
+        left, right, need = int(start[i]), int(end[i]), int(mult[i])
+        while releases and releases[0][0] <= left:
+            _, deadline, first, count = heapq.heappop(releases)
+            bisect.insort(pool, (deadline, first, count))
+        while p_next < len(pending) and pending[p_next][0] <= left:
+            _, deadline, first, count = pending[p_next]
+            bisect.insort(pool, (deadline, first, count))
+            p_next += 1
+        at = bisect.bisect_left(pool, (right, -1, 0))
+        while need and at < len(pool):
+            deadline, first, count = pool[at]
+            take = min(count, need)
+            runs.append((int(i), first, take))
+            heapq.heappush(releases, (right, deadline, first, take))
+            if take == count:
+                pool.pop(at)
+            else:
+                pool[at] = (deadline, first + take, count - take)
+                at += 1
+            need -= take
+        if need:
+            runs.append((int(i), fresh, need))
+            heapq.heappush(releases, (right, _NEVER, fresh, need))
+            fresh += need
+    return runs, fresh
+
+
+def heuristic_assignment(stage: Stage, routing: Routing) -> Assignment:
+    """Colour a routed stage; see the module docstring."""
+    n = stage.nodes
+    s, d = stage.sources, stage.destinations
+    parts = []
+    for direction, units, lo, length, load in (
+        (0, routing.clockwise, s, (d - s) % n, routing.cw_load),
+        (1, stage.counts - routing.clockwise, d, (s - d) % n, routing.ccw_load),
+    ):
+        used = np.flatnonzero(units > 0)
+        runs, _ = colour_direction(n, lo[used], length[used], units[used], load)
+        if runs:
+            arc, first, count = (np.array(v, dtype=np.int64) for v in zip(*runs, strict=True))
+            parts.append((used[arc], np.full(len(arc), direction), first, count))
+    if not parts:
+        return Assignment.empty()
+    return Assignment.from_runs(*(np.concatenate(p) for p in zip(*parts, strict=True)))

@@ -1,0 +1,84 @@
+"""The independent validator of an RWA assignment (SPEC section 2).
+
+Written once, on purpose without sharing code with any solver. It checks that:
+1. every run names an existing demand, a direction the demand allows, colours >= 0;
+2. every demand gets exactly k unit lightpaths;
+3. no two unit lightpaths conflict: same direction, same colour, a shared link.
+   A CW lightpath s -> d holds CW links s, s+1, ..., d-1; a CCW one holds CCW links
+   d, d+1, ..., s-1 (CCW link i joins i+1 and i). Arcs that wrap past link N-1 are cut in two.
+   For each (direction, colour) the link intervals are sorted and must not overlap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from models.stage import CCW_ONLY, CW_ONLY, Stage
+from solver.assignment import Assignment
+
+
+class InvalidAssignmentError(Exception):
+    """The assignment is not a valid RWA of the stage; the message says the first problem."""
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    unit_lightpaths: int
+    colours_used: int
+
+
+def validate(stage: Stage, assignment: Assignment) -> ValidationReport:
+    n = stage.nodes
+    a = assignment
+    if a.runs:
+        if a.demand.min() < 0 or a.demand.max() >= stage.demand_count:
+            raise InvalidAssignmentError("a run names a demand the stage does not have")
+        if a.first_colour.min() < 0:
+            raise InvalidAssignmentError("a run uses a negative colour")
+        if not np.isin(a.direction, (0, 1)).all():
+            raise InvalidAssignmentError("direction must be 0 (CW) or 1 (CCW)")
+        if (a.count < 1).any():
+            raise InvalidAssignmentError("a run has count < 1")
+        allowed = stage.allowed[a.demand]
+        bad = ((allowed == CW_ONLY) & (a.direction == 1)) | ((allowed == CCW_ONLY) & (a.direction == 0))
+        if bad.any():
+            i = int(a.demand[np.flatnonzero(bad)[0]])
+            raise InvalidAssignmentError(f"demand {i} is routed in a direction it does not allow")
+    got = np.bincount(a.demand, weights=a.count, minlength=stage.demand_count).astype(np.int64)
+    wrong = np.flatnonzero(got != stage.counts)
+    if len(wrong):
+        i = int(wrong[0])
+        raise InvalidAssignmentError(
+            f"demand {i} ({stage.sources[i]}->{stage.destinations[i]}) needs "
+            f"{stage.counts[i]} lightpaths, the assignment gives {got[i]}"
+        )
+    if a.runs == 0:
+        return ValidationReport(0, 0)
+
+    demand, direction, colour = a.expand()
+    s, d = stage.sources[demand], stage.destinations[demand]
+    start = np.where(direction == 0, s, d)
+    length = np.where(direction == 0, (d - s) % n, (s - d) % n)
+    end = start + length  # exclusive, may exceed n: wraps
+    wraps = end > n
+    # Pieces on the line 0..n: [start, min(end, n)) and, for wrapping arcs, [0, end - n).
+    piece_dir = np.concatenate([direction, direction[wraps]])
+    piece_col = np.concatenate([colour, colour[wraps]])
+    piece_lo = np.concatenate([start, np.zeros(int(wraps.sum()), dtype=np.int64)])
+    piece_hi = np.concatenate([np.minimum(end, n), end[wraps] - n])
+    piece_id = np.concatenate([np.arange(len(demand)), np.flatnonzero(wraps)])
+    order = np.lexsort((piece_lo, piece_col, piece_dir))
+    same = (piece_dir[order][1:] == piece_dir[order][:-1]) & (
+        piece_col[order][1:] == piece_col[order][:-1]
+    )
+    overlap = same & (piece_lo[order][1:] < piece_hi[order][:-1])
+    if overlap.any():
+        k = int(np.flatnonzero(overlap)[0])
+        first, second = piece_id[order][k], piece_id[order][k + 1]
+        raise InvalidAssignmentError(
+            f"conflict: lightpaths {s[first]}->{d[first]} and {s[second]}->{d[second]} share "
+            f"a {'CW' if piece_dir[order][k] == 0 else 'CCW'} link on colour {piece_col[order][k]}"
+        )
+    return ValidationReport(len(demand), a.colours_used())
