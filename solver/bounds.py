@@ -43,6 +43,7 @@ class Routing:
     clockwise: IntArray
     cw_load: IntArray
     ccw_load: IntArray
+    value: int  # max(max_load, ceil(units_o / alpha_o)): a lower bound on chi for this routing
 
     @property
     def max_load(self) -> int:
@@ -51,9 +52,9 @@ class Routing:
 
 @dataclass(frozen=True)
 class LoadBound:
-    lower_bound: int  # proven: chi >= L* >= lower_bound
-    routing: Routing  # an integer routing with max load routing.max_load
-    exact: bool  # routing.max_load == L* proven
+    lower_bound: int  # proven: chi >= lower_bound
+    routing: Routing  # an integer routing whose value is as small as we could find
+    exact: bool  # routing.value == lower_bound: the bound is the minimum over routings
     period: int
 
 
@@ -73,6 +74,24 @@ def _arc_load(n: int, lo: IntArray, length: IntArray, weight: IntArray) -> IntAr
     np.add.at(diff, lo + length, -weight)
     acc = np.cumsum(diff)[: 2 * n]
     return acc[:n] + acc[n:]
+
+
+def independence_caps(stage: Stage) -> tuple[int, int]:
+    """alpha_o >= the most pairwise link-disjoint arcs one colour can hold in direction o.
+
+    A colour class in direction o is a set of disjoint arcs, one per demand at most (units of
+    one demand overlap), so their lengths sum to <= N: alpha_o is the largest j such that the
+    j shortest direction-o arcs of distinct demands fit in N links. Hence for any routing,
+    chi >= units_o / alpha_o: the independence bound, added to L* in the model below."""
+    n = stage.nodes
+    caps = []
+    for lengths, forbidden in (
+        ((stage.destinations - stage.sources) % n, CCW_ONLY),
+        ((stage.sources - stage.destinations) % n, CW_ONLY),
+    ):
+        usable = np.sort(lengths[stage.allowed != forbidden])
+        caps.append(max(1, int(np.searchsorted(np.cumsum(usable), n, side="right"))))
+    return caps[0], caps[1]
 
 
 def rotation_period(stage: Stage) -> int:
@@ -176,6 +195,16 @@ def _periodic_model(stage: Stage, period: int, integer: bool, load_cap: int | No
             nnz += len(nz) + 1
             lo_b.append(-np.inf)
             hi_b.append(-const)
+    # Independence rows: sum_r M x_r <= alpha_cw L, sum_r M (k_r - x_r) <= alpha_ccw L.
+    alpha_cw, alpha_ccw = independence_caps(stage)
+    members = np.full(nr, float(n // period))
+    for sign, alpha, const in ((1.0, alpha_cw, 0.0), (-1.0, alpha_ccw, float((members * k).sum()))):
+        starts.append(nnz)
+        rows_idx.append(np.append(np.arange(nr), nr))
+        rows_val.append(np.append(sign * members, -float(alpha)))
+        nnz += nr + 1
+        lo_b.append(-np.inf)
+        hi_b.append(-const)
     if starts:
         h.addRows(len(starts), np.array(lo_b), np.array(hi_b), nnz, np.array(starts, dtype=np.int32),
                   np.concatenate(rows_idx).astype(np.int32), np.concatenate(rows_val))
@@ -244,6 +273,10 @@ def _prefix_model(stage: Stage, integer: bool, load_cap: int | None) -> highspy.
     for e in range(n):
         rows.append(([c0 + e, L], [1.0, -1.0], -np.inf, 0.0))
         rows.append(([q0 + e, L], [1.0, -1.0], -np.inf, 0.0))
+    alpha_cw, alpha_ccw = independence_caps(stage)
+    every = list(range(nd))
+    rows.append(([*every, L], [1.0] * nd + [-float(alpha_cw)], -np.inf, 0.0))
+    rows.append(([*every, L], [-1.0] * nd + [-float(alpha_ccw)], -np.inf, -float(k.sum())))
     starts, index, value, lo_b, hi_b = [], [], [], [], []
     for cols, vals, lo_v, hi_v in rows:
         starts.append(len(index))
@@ -259,7 +292,12 @@ def _prefix_model(stage: Stage, integer: bool, load_cap: int | None) -> highspy.
 def _routing_from(stage: Stage, x: FloatArray) -> Routing:
     clockwise = np.rint(x).astype(np.int64)
     cw, ccw = link_loads(stage, clockwise)
-    return Routing(clockwise, cw, ccw)
+    alpha_cw, alpha_ccw = independence_caps(stage)
+    units_cw = int(clockwise.sum())
+    units_ccw = int(stage.counts.sum()) - units_cw
+    load = int(max(cw.max(initial=0), ccw.max(initial=0)))
+    value = max(load, -(-units_cw // alpha_cw), -(-units_ccw // alpha_ccw))
+    return Routing(clockwise, cw, ccw, value)
 
 
 def _shortest_routing(stage: Stage) -> Routing:
@@ -330,7 +368,7 @@ def _balanced_roundings(stage: Stage, period: int, x: FloatArray) -> list[Routin
 
 def _shorten(stage: Stage, routing: Routing, time_limit_s: float) -> Routing:
     """Phase 2: among routings with max load <= the found one, minimise total link usage."""
-    cap = routing.max_load
+    cap = routing.value
     if stage.demand_count == 0 or stage.demand_count > 5_000 or rotation_period(stage) < stage.nodes:
         return routing  # symmetric stages are already routed uniformly per orbit
     h = _prefix_model(stage, integer=True, load_cap=cap)
@@ -339,13 +377,13 @@ def _shorten(stage: Stage, routing: Routing, time_limit_s: float) -> Routing:
     if values is None:
         return routing
     better = _routing_from(stage, values[: stage.demand_count])
-    return better if better.max_load <= cap else routing
+    return better if better.value <= cap else routing
 
 
 def _full_solution(stage: Stage, routing: Routing) -> highspy.HighsSolution:
     sol = highspy.HighsSolution()
     sol.col_value = np.concatenate(
-        [routing.clockwise.astype(np.float64), [routing.max_load],
+        [routing.clockwise.astype(np.float64), [routing.value],
          routing.cw_load.astype(np.float64), routing.ccw_load.astype(np.float64)]
     ).tolist()
     sol.value_valid = True
@@ -356,7 +394,7 @@ def load_bound(stage: Stage, time_limit_s: float = 10.0) -> LoadBound:
     """L* with a routing attaining it (or the best routing found and a proven bound)."""
     if stage.is_empty():
         zero = np.zeros(stage.nodes, dtype=np.int64)
-        return LoadBound(0, Routing(np.zeros(0, dtype=np.int64), zero, zero), True, 1)
+        return LoadBound(0, Routing(np.zeros(0, dtype=np.int64), zero, zero, 0), True, 1)
     n = stage.nodes
     deadline = time.monotonic() + time_limit_s
     period = rotation_period(stage)
@@ -364,7 +402,7 @@ def load_bound(stage: Stage, time_limit_s: float = 10.0) -> LoadBound:
     bound = math.ceil(lp_value - _EPS)
     candidates = [_shortest_routing(stage), *_balanced_roundings(stage, period, x_frac)]
     t = period
-    while min(c.max_load for c in candidates) > bound and t < n:
+    while min(c.value for c in candidates) > bound and t < n:
         small = (stage.sources < t).sum() * t <= _DENSE_LIMIT // 20
         if not small and t != period:
             break
@@ -377,14 +415,14 @@ def load_bound(stage: Stage, time_limit_s: float = 10.0) -> LoadBound:
         if n % (2 * t):
             break
         t *= 2
-    best = min(candidates, key=lambda r: r.max_load)
+    best = min(candidates, key=lambda r: r.value)
     remaining = deadline - time.monotonic()
-    if best.max_load > bound and stage.demand_count <= 20_000 and remaining > 0.05:
+    if best.value > bound and stage.demand_count <= 20_000 and remaining > 0.05:
         routing, dual, proven = _solve_period(stage, n, remaining)
-        if routing is not None and routing.max_load < best.max_load:
+        if routing is not None and routing.value < best.value:
             best = routing
         bound = max(bound, math.ceil(dual - _EPS))
         if proven and routing is not None:
-            bound = max(bound, routing.max_load)
+            bound = max(bound, routing.value)
     best = _shorten(stage, best, max(0.05, min(2.0, deadline - time.monotonic())))
-    return LoadBound(bound, best, best.max_load == bound, period)
+    return LoadBound(bound, best, best.value == bound, period)

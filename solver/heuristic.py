@@ -26,6 +26,7 @@ from solver.bounds import Routing
 
 IntArray = npt.NDArray[np.int64]
 _NEVER = 1 << 62
+_TILING_LIMIT = 20_000  # arcs per direction for the tiling pass
 
 
 def colour_direction(
@@ -94,10 +95,65 @@ def heuristic_assignment(stage: Stage, routing: Routing) -> Assignment:
         (1, stage.counts - routing.clockwise, d, (s - d) % n, routing.ccw_load),
     ):
         used = np.flatnonzero(units > 0)
-        runs, _ = colour_direction(n, lo[used], length[used], units[used], load)
+        runs, colours = colour_direction(n, lo[used], length[used], units[used], load)
+        if colours > load.max(initial=0) and len(used) <= _TILING_LIMIT:
+            tiled, tiled_colours = tile_direction(n, lo[used], length[used], units[used])
+            if tiled_colours < colours:
+                runs = tiled
         if runs:
             arc, first, count = (np.array(v, dtype=np.int64) for v in zip(*runs, strict=True))
             parts.append((used[arc], np.full(len(arc), direction), first, count))
     if not parts:
         return Assignment.empty()
     return Assignment.from_runs(*(np.concatenate(p) for p in zip(*parts, strict=True)))
+
+
+def tile_direction(
+    n: int, lo: IntArray, length: IntArray, mult: IntArray, node_budget: int = 20_000
+) -> tuple[list[tuple[int, int, int]], int]:
+    """Colour by exact tilings first: each colour takes arcs that cover the circle exactly
+    (start where the previous arc ended, come back to the start), found by a bounded
+    depth-first search preferring long arcs. A colour that tiles the circle wastes no link,
+    so when every colour tiles, colours = load. Arcs left when no tiling is found are
+    coloured by `colour_direction` with fresh colours. Returns (runs, colours)."""
+    remaining = mult.astype(np.int64).copy()
+    by_start: dict[int, list[int]] = {}
+    for i in np.argsort(-length, kind="stable"):
+        by_start.setdefault(int(lo[i]), []).append(int(i))
+    runs: list[tuple[int, int, int]] = []
+    colour = 0
+    budget = [node_budget]
+
+    def search(position: int, left: int, path: list[int]) -> bool:
+        if left == 0:
+            return True
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        for i in by_start.get(position % n, ()):
+            if remaining[i] and length[i] <= left and i not in path:
+                path.append(i)
+                if search(position + int(length[i]), left - int(length[i]), path):
+                    return True
+                path.pop()
+        return False
+
+    while remaining.any():
+        first = int(np.flatnonzero(remaining)[np.argmax(length[remaining > 0])])
+        path = [first]
+        budget[0] = node_budget
+        if not search(int(lo[first] + length[first]), n - int(length[first]), path):
+            break
+        # Use this tiling as many times as every arc in it still allows.
+        times = int(min(remaining[i] for i in path))
+        for i in path:
+            runs.append((i, colour, times))
+            remaining[i] -= times
+        colour += times
+    left = np.flatnonzero(remaining)
+    if len(left):
+        load = np.zeros(n, dtype=np.int64)
+        rest, extra = colour_direction(n, lo[left], length[left], remaining[left], load)
+        runs += [(int(left[a]), colour + c, k) for a, c, k in rest]
+        colour += extra
+    return runs, colour

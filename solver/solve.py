@@ -1,0 +1,85 @@
+"""solve_stage: one stage's certified RWA by the chosen method.
+
+Every result carries a proven lower bound and an assignment the independent validator accepted.
+- heuristic: L* routing + circular-arc colouring; optimal when it meets the bound.
+- exact (CP-SAT) / exact-highs (Pyomo + HiGHS): minimise colours, warm-started (CP-SAT) from the
+  heuristic and never worse than it; time limit honoured, best bound kept.
+- auto: heuristic; if a gap remains and the model is small enough, CP-SAT on the rest of the
+  time; the result's `method` says which one produced the assignment.
+"""
+
+from __future__ import annotations
+
+import time
+
+from models.errors import LimitExceededError
+from models.ring import Ring
+from models.stage import Stage
+from solver.bounds import load_bound
+from solver.exact_cpsat import ExactOutcome, solve_cpsat
+from solver.exact_highs import solve_highs
+from solver.formulation import build
+from solver.heuristic import heuristic_assignment
+from solver.outcome import Method, RwaResult, Status
+from solver.validator import validate
+
+EXACT_BINARY_LIMIT = 400_000  # exact models beyond this are refused (method=exact) or skipped
+
+
+def solve_stage(
+    ring: Ring, stage: Stage, method: Method | str = Method.AUTO, time_limit_s: float = 10.0
+) -> RwaResult:
+    method = Method(method)
+    started = time.monotonic()
+    channels = ring.channels_per_direction
+    bound = load_bound(stage, time_limit_s=max(0.5, 0.3 * time_limit_s))
+    assignment = heuristic_assignment(stage, bound.routing)
+    chi = validate(stage, assignment).colours_used
+    lower = bound.lower_bound
+    used = Method.BOUND if chi == lower else Method.HEURISTIC
+    timed_out = False
+    wants_exact = method in (Method.EXACT, Method.EXACT_HIGHS) or (
+        method == Method.AUTO and chi > lower
+    )
+    if wants_exact and chi > 0:
+        form = build(stage, chi, lower)
+        if form.binaries > EXACT_BINARY_LIMIT:
+            if method != Method.AUTO:
+                raise LimitExceededError(
+                    f"the exact model would have {form.binaries} binaries (limit "
+                    f"{EXACT_BINARY_LIMIT}); use --method heuristic or auto for this stage",
+                    {"binaries": form.binaries, "limit": EXACT_BINARY_LIMIT},
+                )
+        else:
+            remaining = max(0.1, time_limit_s - (time.monotonic() - started))
+            outcome: ExactOutcome
+            if method == Method.EXACT_HIGHS:
+                outcome = solve_highs(form, remaining)
+            else:
+                outcome = solve_cpsat(form, remaining, hint=assignment)
+            lower = max(lower, outcome.bound)
+            timed_out = outcome.timed_out
+            if outcome.assignment is not None and outcome.colours is not None:
+                exact_chi = validate(stage, outcome.assignment).colours_used
+                if exact_chi < chi or method != Method.AUTO:
+                    assignment, chi = outcome.assignment, exact_chi
+                    used = Method.EXACT_HIGHS if method == Method.EXACT_HIGHS else Method.EXACT
+                if outcome.proven:
+                    lower = max(lower, exact_chi)
+    validate(stage, assignment)
+    if chi == lower:
+        status = Status.OPTIMAL
+    elif timed_out:
+        status = Status.TIME_LIMIT
+    else:
+        status = Status.FEASIBLE
+    return RwaResult(
+        chi=chi,
+        lower_bound=lower,
+        status=status,
+        method=used,
+        assignment=assignment,
+        channels_per_direction=channels,
+        seconds=time.monotonic() - started,
+        bound_source="load" if lower == bound.lower_bound else "exact",
+    )
