@@ -97,9 +97,10 @@ def heuristic_assignment(stage: Stage, routing: Routing) -> Assignment:
         used = np.flatnonzero(units > 0)
         runs, colours = colour_direction(n, lo[used], length[used], units[used], load)
         if colours > load.max(initial=0) and len(used) <= _TILING_LIMIT:
-            tiled, tiled_colours = tile_direction(n, lo[used], length[used], units[used])
-            if tiled_colours < colours:
-                runs = tiled
+            for other in (tile_direction, pack_direction):
+                alt_runs, alt_colours = other(n, lo[used], length[used], units[used])
+                if alt_colours < colours:
+                    runs, colours = alt_runs, alt_colours
         if runs:
             arc, first, count = (np.array(v, dtype=np.int64) for v in zip(*runs, strict=True))
             parts.append((used[arc], np.full(len(arc), direction), first, count))
@@ -122,28 +123,50 @@ def tile_direction(
         by_start.setdefault(int(lo[i]), []).append(int(i))
     runs: list[tuple[int, int, int]] = []
     colour = 0
-    budget = [node_budget]
+    in_path = np.zeros(len(lo), dtype=bool)
 
-    def search(position: int, left: int, path: list[int]) -> bool:
-        if left == 0:
-            return True
-        budget[0] -= 1
-        if budget[0] < 0:
-            return False
-        for i in by_start.get(position % n, ()):
-            if remaining[i] and length[i] <= left and i not in path:
-                path.append(i)
-                if search(position + int(length[i]), left - int(length[i]), path):
-                    return True
-                path.pop()
-        return False
+    def search(first: int) -> list[int] | None:
+        """Iterative depth-first search for arcs from the end of `first` back to its start."""
+        path, choices = [first], [0]
+        in_path[first] = True
+        covered = int(length[first])
+        origin = int(lo[first])
+        found = False
+        for _ in range(node_budget):
+            if covered == n:
+                found = True
+                break
+            if not path:
+                break
+            candidates = by_start.get((origin + covered) % n, [])
+            j = choices[-1]
+            while j < len(candidates) and not (
+                remaining[candidates[j]]
+                and not in_path[candidates[j]]
+                and covered + length[candidates[j]] <= n
+            ):
+                j += 1
+            if j < len(candidates):
+                choices[-1] = j + 1
+                nxt = candidates[j]
+                path.append(nxt)
+                in_path[nxt] = True
+                covered += int(length[nxt])
+                choices.append(0)
+            else:
+                last = path.pop()
+                in_path[last] = False
+                covered -= int(length[last])
+                choices.pop()
+        in_path[path] = False
+        return path if found else None
 
     while remaining.any():
         first = int(np.flatnonzero(remaining)[np.argmax(length[remaining > 0])])
-        path = [first]
-        budget[0] = node_budget
-        if not search(int(lo[first] + length[first]), n - int(length[first]), path):
+        found = search(first)
+        if found is None:
             break
+        path = found
         # Use this tiling as many times as every arc in it still allows.
         times = int(min(remaining[i] for i in path))
         for i in path:
@@ -156,4 +179,40 @@ def tile_direction(
         rest, extra = colour_direction(n, lo[left], length[left], remaining[left], load)
         runs += [(int(left[a]), colour + c, k) for a, c, k in rest]
         colour += extra
+    return runs, colour
+
+
+def pack_direction(
+    n: int, lo: IntArray, length: IntArray, mult: IntArray
+) -> tuple[list[tuple[int, int, int]], int]:
+    """Colour by greedy circular packing: each colour starts with the longest arc left and
+    keeps adding the arc that ends earliest among those starting after the last one and
+    ending before the circle closes (the interval-scheduling greedy, which packs the most
+    arcs on a line). The chain is reused as many times as its arcs' multiplicities allow.
+    Uniform-length stages (TRA rounds) get floor(N / length) arcs per colour this way."""
+    remaining = mult.astype(np.int64).copy()
+    runs: list[tuple[int, int, int]] = []
+    colour = 0
+    while remaining.any():
+        alive = np.flatnonzero(remaining)
+        first = int(alive[np.argmax(length[alive])])
+        origin = int(lo[first])
+        rel_start = (lo[alive] - origin) % n
+        rel_end = rel_start + length[alive]
+        chain = [first]
+        position = int(length[first])
+        ok = (rel_end <= n) & (alive != first)
+        while True:
+            candidates = np.flatnonzero(ok & (rel_start >= position))
+            if len(candidates) == 0:
+                break
+            pick = candidates[np.argmin(rel_end[candidates])]
+            chain.append(int(alive[pick]))
+            position = int(rel_end[pick])
+            ok[pick] = False
+        times = int(remaining[chain].min())
+        for i in chain:
+            runs.append((i, colour, times))
+        remaining[chain] -= times
+        colour += times
     return runs, colour

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from models.errors import LimitExceededError
 from models.ring import Ring
-from models.stage import Stage
+from models.stage import CCW_ONLY, CW_ONLY, Stage
 from solver.bounds import load_bound
 from solver.exact_cpsat import ExactOutcome, solve_cpsat
 from solver.exact_highs import solve_highs
@@ -23,7 +25,16 @@ from solver.heuristic import heuristic_assignment
 from solver.outcome import Method, RwaResult, Status
 from solver.validator import validate
 
-EXACT_BINARY_LIMIT = 400_000  # exact models beyond this are refused (method=exact) or skipped
+EXACT_SIZE_LIMIT = 2_000_000  # exact models beyond this are refused (method=exact) or skipped
+
+
+def estimated_size(stage: Stage, colours: int) -> int:
+    """An upper bound on the exact model's size: for every (demand, allowed direction) arc,
+    its links (the clique rows it can appear in) plus one, times the colours."""
+    n = stage.nodes
+    cw = (stage.destinations - stage.sources) % n
+    size = np.where(stage.allowed != CCW_ONLY, cw + 1, 0) + np.where(stage.allowed != CW_ONLY, n - cw + 1, 0)
+    return int(size.sum()) * colours + colours
 
 
 def solve_stage(
@@ -42,15 +53,16 @@ def solve_stage(
         method == Method.AUTO and chi > lower
     )
     if wants_exact and chi > 0:
-        form = build(stage, chi, lower)
-        if form.binaries > EXACT_BINARY_LIMIT:
+        binaries = estimated_size(stage, chi)
+        if binaries > EXACT_SIZE_LIMIT:
             if method != Method.AUTO:
                 raise LimitExceededError(
-                    f"the exact model would have {form.binaries} binaries (limit "
-                    f"{EXACT_BINARY_LIMIT}); use --method heuristic or auto for this stage",
-                    {"binaries": form.binaries, "limit": EXACT_BINARY_LIMIT},
+                    f"the exact model would have up to {binaries} nonzeros (limit "
+                    f"{EXACT_SIZE_LIMIT}); use --method heuristic or auto for this stage",
+                    {"model_size": binaries, "limit": EXACT_SIZE_LIMIT},
                 )
         else:
+            form = build(stage, chi, lower)
             remaining = max(0.1, time_limit_s - (time.monotonic() - started))
             outcome: ExactOutcome
             if method == Method.EXACT_HIGHS:
