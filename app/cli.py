@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -76,7 +77,7 @@ def rwa_command(
 ) -> None:
     """Solve one stage's RWA: chi, lower bound, status, steps and the assignment."""
     try:
-        text = sys.stdin.read() if input_path == "-" else open(input_path, encoding="utf-8").read()
+        text = sys.stdin.read() if input_path == "-" else Path(input_path).read_text("utf-8")
     except OSError as error:
         _fail(InvalidInputError(f"cannot read {input_path}: {error.strerror}"))
         return

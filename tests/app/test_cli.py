@@ -1,0 +1,103 @@
+"""The CLI contract: `rwaopt algorithms`, `rwaopt rwa`, `rwaopt plan`, and their errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from app.cli import cli
+
+runner = CliRunner()
+
+
+def run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    result = runner.invoke(cli, list(args), input=stdin)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_algorithms_json_at_paper_scale() -> None:
+    code, out, _ = run("algorithms", "--nodes", "1024", "--wavelengths", "64", "--json")
+    assert code == 0
+    entries = json.loads(out)
+    assert len(entries) == 12
+    claimed = {(e["collective"], e["name"]): e["claimed_steps"] for e in entries}
+    assert claimed[("allgather", "optree")] == 70
+    assert claimed[("allgather", "wrht")] == 259
+    assert claimed[("allgather", "osm")] == 2048
+    for e in entries:
+        assert e["closed_form"]["source"] and e["closed_forms"][0]["text"]
+
+
+def test_rwa_json(tmp_path: Path) -> None:
+    stage = {"nodes": 6, "fibers": 1, "wavelengths": 2,
+             "demands": [[0, 3, 2], [1, 4, 1], [2, 5, 1, "cw"], [5, 0, 1, "ccw"]]}
+    path = tmp_path / "stage.json"
+    path.write_text(json.dumps(stage))
+    code, out, _ = run("rwa", "--input", str(path), "--json")
+    assert code == 0
+    payload = json.loads(out)
+    assert set(payload) >= {"chi", "lower_bound", "status", "steps", "method", "assignment"}
+    # Link 0..2 CW/CCW: 0->3 twice and 1->4 and 2->5(cw) cross links 1-2 clockwise or not;
+    # the optimum is 3 channels (load bound), so 2 slots with 2 wavelengths.
+    assert (payload["chi"], payload["steps"], payload["status"]) == (3, 2, "optimal")
+    assert len(payload["assignment"]) == 5
+    assert {p["direction"] for p in payload["assignment"] if p["source"] == 2} == {"cw"}
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"nodes": 6, "demands": [[0, 9, 1]]}, "outside the ring"),
+        ({"nodes": 6, "demands": [[2, 2, 1]]}, "source equals destination"),
+        ({"nodes": 6, "demands": [[0, 1, 0]]}, "k >= 1"),
+        ({"nodes": 1, "demands": []}, "nodes"),
+        ({"nodes": 6, "wavelengths": 0, "demands": [[0, 1, 1]]}, "wavelengths"),
+        ({"nodes": 6, "demands": [[0, 1]]}, "demand 0"),
+    ],
+)
+def test_rwa_bad_input_exits_nonzero(body: dict, message: str) -> None:
+    code, _, err = run("rwa", "--input", "-", "--json", stdin=json.dumps(body))
+    assert code == 2
+    assert message in err
+
+
+def test_rwa_unreadable_file() -> None:
+    code, _, err = run("rwa", "--input", "/nonexistent/stage.json")
+    assert code == 2 and "cannot read" in err
+
+
+def test_plan_json_contract() -> None:
+    code, out, _ = run("plan", "--collective", "allgather", "--algorithm", "optree",
+                       "--param", "branching=4,4", "--nodes", "16", "--wavelengths", "2",
+                       "--message-bytes", "1048576", "--json")
+    assert code == 0
+    (plan,) = json.loads(out)
+    assert set(plan) >= {"claimed_steps", "true_steps", "time_s", "stages"}
+    for stage in plan["stages"]:
+        assert set(stage) >= {"chi", "steps", "lower_bound", "status"}
+    # The paper's motivation example: 4 + 8 = 12 steps with the 4-ary two-stage tree.
+    assert [s["steps"] for s in plan["stages"]] == [4, 8]
+
+
+def test_plan_refusal_says_what_works() -> None:
+    code, _, err = run("plan", "--collective", "allreduce", "--algorithm", "rd", "--nodes", "12",
+                       "--wavelengths", "8", "--message-bytes", "1")
+    assert code == 2 and "use N=8 or N=16" in err
+
+
+def test_plan_unknown_parameter() -> None:
+    code, _, err = run("plan", "--collective", "allgather", "--algorithm", "ring", "--param",
+                       "radix=3", "--nodes", "8", "--wavelengths", "8", "--message-bytes", "1")
+    assert code == 2 and "has no parameter radix" in err
+
+
+def test_plan_table_golden() -> None:
+    code, out, _ = run("plan", "--collective", "allreduce", "--algorithm", "ring", "--nodes", "4",
+                       "--wavelengths", "2", "--message-bytes", "4096")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["algorithm", "claimed", "true", "bound", "optimal", "time", "(s)"]
+    assert lines[1].split()[:5] == ["ring", "6", "6", "6", "6/6"]
