@@ -25,7 +25,8 @@ from solver.heuristic import heuristic_assignment
 from solver.outcome import Method, RwaResult, Status
 from solver.validator import validate
 
-EXACT_SIZE_LIMIT = 2_000_000  # exact models beyond this are refused (method=exact) or skipped
+EXACT_SIZE_LIMIT = 2_000_000  # exact models beyond this are refused (method=exact)
+AUTO_EXACT_SIZE_LIMIT = 300_000  # auto tries the exact model only below this (build time)
 
 
 def estimated_size(stage: Stage, colours: int) -> int:
@@ -54,7 +55,8 @@ def solve_stage(
     )
     if wants_exact and chi > 0:
         binaries = estimated_size(stage, chi)
-        if binaries > EXACT_SIZE_LIMIT:
+        limit = AUTO_EXACT_SIZE_LIMIT if method == Method.AUTO else EXACT_SIZE_LIMIT
+        if binaries > limit:
             if method != Method.AUTO:
                 raise LimitExceededError(
                     f"the exact model would have up to {binaries} nonzeros (limit "
