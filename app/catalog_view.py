@@ -34,7 +34,9 @@ def describe(algorithm: Algorithm, ring: Ring | None = None) -> dict[str, Any]:
     if ring is None:
         return entry
     params = algorithm.fill_defaults(ring, {})
-    entry["resolved_parameters"] = {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()}
+    entry["resolved_parameters"] = {
+        k: list(v) if isinstance(v, tuple) else v for k, v in params.items()
+    }
     refusal = algorithm.refusal(ring, params)
     entry["accepts_ring"] = refusal is None
     if refusal:

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-
 from pydantic import ValidationError
 
 from app.catalog_view import catalog
@@ -132,7 +131,9 @@ def plan_command(
     collective: Annotated[str, typer.Option(help="allgather, allreduce or alltoall")],
     nodes: Annotated[int, typer.Option(help="ring size N")],
     wavelengths: Annotated[int, typer.Option(help="wavelengths per fibre w")],
-    message_bytes: Annotated[list[float], typer.Option("--message-bytes", help="bytes; repeatable")],
+    message_bytes: Annotated[
+        list[float], typer.Option("--message-bytes", help="bytes; repeatable")
+    ],
     algorithm: Annotated[
         list[str], typer.Option("--algorithm", help="algorithm name, repeatable, or 'all'")
     ] = ["all"],  # noqa: B006
@@ -154,7 +155,14 @@ def plan_command(
         per_algorithm = {algorithm[0]: params} if params else {}
         progress = _progress if sys.stderr.isatty() else None
         plans = plan_service(
-            collective, algorithm, ring, per_algorithm, message_bytes, None, method, time_limit,
+            collective,
+            algorithm,
+            ring,
+            per_algorithm,
+            message_bytes,
+            None,
+            method,
+            time_limit,
             progress,
         )
     except RwaoptError as error:
@@ -198,4 +206,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

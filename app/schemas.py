@@ -21,8 +21,11 @@ class RwaInput(BaseModel):
     wavelengths: Annotated[int, Field(ge=1, le=4096, description="wavelengths per fibre w")] = 64
     demands: Annotated[
         list[list[int | str]],
-        Field(max_length=MAX_DEMANDS, description="[source, destination, count] or with a 4th "
-              "element 'cw', 'ccw' or 'any' restricting the direction"),
+        Field(
+            max_length=MAX_DEMANDS,
+            description="[source, destination, count] or with a 4th "
+            "element 'cw', 'ccw' or 'any' restricting the direction",
+        ),
     ]
 
     @field_validator("demands")

@@ -33,7 +33,9 @@ def stage_from_input(data: RwaInput) -> tuple[Ring, Stage]:
     return ring, Stage.from_demands(ring.nodes, s, d, k, allowed)
 
 
-def rwa(data: RwaInput, method: str = "auto", time_limit_s: float = 10.0) -> tuple[Stage, RwaResult]:
+def rwa(
+    data: RwaInput, method: str = "auto", time_limit_s: float = 10.0
+) -> tuple[Stage, RwaResult]:
     check_time_limit(time_limit_s)
     ring, stage = stage_from_input(data)
     return stage, solve_stage(ring, stage, method, time_limit_s)
@@ -52,7 +54,18 @@ def rwa_payload(stage: Stage, result: RwaResult, ring: Ring) -> dict[str, Any]:
             "hops": int(h),
         }
         for s, d, o, t, f, w, h in zip(
-            *(table[k] for k in ("source", "destination", "direction", "slot", "fiber", "wavelength", "hops")),
+            *(
+                table[k]
+                for k in (
+                    "source",
+                    "destination",
+                    "direction",
+                    "slot",
+                    "fiber",
+                    "wavelength",
+                    "hops",
+                )
+            ),
             strict=True,
         )
     ]
@@ -85,11 +98,17 @@ def plan(
     if not message_bytes:
         raise InvalidInputError("give at least one message size in bytes")
     if list(names) == ["all"]:
-        chosen = [a for a in algorithms(collective) if a.refusal(ring, a.fill_defaults(ring, dict(params.get(a.name, {})))) is None]
+        chosen = [
+            a
+            for a in algorithms(collective)
+            if a.refusal(ring, a.fill_defaults(ring, dict(params.get(a.name, {})))) is None
+        ]
     else:
         chosen = [get_algorithm(collective, name) for name in names]
     return [
-        plan_algorithm(a, ring, params.get(a.name), message_bytes, hardware, method, time_limit_s, progress)
+        plan_algorithm(
+            a, ring, params.get(a.name), message_bytes, hardware, method, time_limit_s, progress
+        )
         for a in chosen
     ]
 
@@ -107,8 +126,14 @@ def plan_payload(p: AlgorithmPlan) -> dict[str, Any]:
         "steps_difference": None if claimed is None else p.true_steps - claimed,
         "all_stages_optimal": p.all_optimal,
         "closed_forms": [
-            {"quantity": f.quantity, "text": f.text, "source": f.source, "value": f.value,
-             "alternative": f.alternative, "note": f.note}
+            {
+                "quantity": f.quantity,
+                "text": f.text,
+                "source": f.source,
+                "value": f.value,
+                "alternative": f.alternative,
+                "note": f.note,
+            }
             for f in p.closed_forms
         ],
         "timings": [

@@ -25,15 +25,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import highspy  # noqa: E402
-import numpy as np  # noqa: E402
+import highspy
+import numpy as np
 
-from models.algorithms.catalog import algorithms, get_algorithm  # noqa: E402
-from models.errors import AlgorithmRefusedError, LimitExceededError  # noqa: E402
-from models.ring import Ring  # noqa: E402
-from models.stage import Stage  # noqa: E402
-from solver.plan import plan_algorithm  # noqa: E402
-from solver.solve import solve_stage  # noqa: E402
+from models.algorithms.catalog import algorithms, get_algorithm
+from models.errors import AlgorithmRefusedError, LimitExceededError
+from models.ring import Ring
+from models.stage import Stage
+from solver.plan import plan_algorithm
+from solver.solve import solve_stage
 
 TEXTBOOK_LIMIT = 3_000_000  # nonzeros
 TIME_LIMIT_S = 60.0
@@ -79,7 +79,9 @@ def textbook_milp(stage: Stage, colours: int, time_limit_s: float) -> dict[str, 
         return (u * 2 + o) * colours + c
 
     h.addVars(ncol, np.zeros(ncol), np.ones(ncol))
-    h.changeColsIntegrality(ncol, np.arange(ncol, dtype=np.int32), np.full(ncol, highspy.HighsVarType.kInteger))
+    h.changeColsIntegrality(
+        ncol, np.arange(ncol, dtype=np.int32), np.full(ncol, highspy.HighsVarType.kInteger)
+    )
     cost = np.zeros(ncol)
     cost[nz:] = 1.0
     h.changeColsCost(ncol, np.arange(ncol, dtype=np.int32), cost)
@@ -100,24 +102,41 @@ def textbook_milp(stage: Stage, colours: int, time_limit_s: float) -> dict[str, 
                 value += [1.0] * len(over) + [-1.0]
                 lo.append(-highspy.kHighsInf)
                 hi.append(0.0)
-    h.addRows(len(starts), np.array(lo), np.array(hi), len(index), np.array(starts, dtype=np.int32),
-              np.array(index, dtype=np.int32), np.array(value))
+    h.addRows(
+        len(starts),
+        np.array(lo),
+        np.array(hi),
+        len(index),
+        np.array(starts, dtype=np.int32),
+        np.array(index, dtype=np.int32),
+        np.array(value),
+    )
     t = time.perf_counter()
     h.run()
     elapsed = time.perf_counter() - t
     info = h.getInfo()
-    return {"seconds": elapsed, "chi": info.objective_function_value, "bound": info.mip_dual_bound,
-            "optimal": h.getModelStatus() == highspy.HighsModelStatus.kOptimal}
+    return {
+        "seconds": elapsed,
+        "chi": info.objective_function_value,
+        "bound": info.mip_dual_bound,
+        "optimal": h.getModelStatus() == highspy.HighsModelStatus.kOptimal,
+    }
 
 
 def _child(args: tuple[str, int, str, str, int, str, float], queue: mp.Queue) -> None:
-    label, n, collective, name, index, method, limit = args
+    _label, n, collective, name, index, method, limit = args
     stage = stage_of(n, collective, name, index)
     t = time.perf_counter()
     try:
         r = solve_stage(Ring(n, 1, 64), stage, method, limit)
-        out = {"seconds": time.perf_counter() - t, "chi": r.chi, "bound": r.lower_bound,
-               "gap": r.gap, "status": r.status.value, "method": r.method.value}
+        out = {
+            "seconds": time.perf_counter() - t,
+            "chi": r.chi,
+            "bound": r.lower_bound,
+            "gap": r.gap,
+            "status": r.status.value,
+            "method": r.method.value,
+        }
     except LimitExceededError:
         out = {"skipped": "model too large"}
     out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -135,35 +154,51 @@ def run_isolated(*args: object) -> dict[str, object]:
 
 def part1() -> None:
     print("## Part 1: back ends per stage (time, peak RSS of a child running it, chi, bound)\n")
-    print("| stage | demands | unit lightpaths | back end | time (s) | peak RSS (MiB) | chi | bound | "
-          "status | speed vs textbook MILP |")
+    print(
+        "| stage | demands | unit lightpaths | back end | time (s) | peak RSS (MiB) | chi | bound | "
+        "status | speed vs textbook MILP |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for label, n, collective, name, index in STAGES:
         stage = stage_of(n, collective, name, index)
-        results = {m: run_isolated(label, n, collective, name, index, m, TIME_LIMIT_S)
-                   for m in ("heuristic", "auto", "exact", "exact-highs")}
+        results = {
+            m: run_isolated(label, n, collective, name, index, m, TIME_LIMIT_S)
+            for m in ("heuristic", "auto", "exact", "exact-highs")
+        }
         cap = int(results["heuristic"]["chi"])  # type: ignore[arg-type]
         base = textbook_milp(stage, cap, TIME_LIMIT_S)
         for method, r in results.items():
             if "skipped" in r:
-                print(f"| {label} | {stage.demand_count} | {stage.unit_lightpaths} | {method} | "
-                      "- | - | - | - | model too large | - |")
+                print(
+                    f"| {label} | {stage.demand_count} | {stage.unit_lightpaths} | {method} | "
+                    "- | - | - | - | model too large | - |"
+                )
                 continue
-            ratio = "n/a (textbook too large)" if base is None else f"{base['seconds'] / r['seconds']:.1f}x"
-            print(f"| {label} | {stage.demand_count} | {stage.unit_lightpaths} | {method} | "
-                  f"{r['seconds']:.3f} | {r['peak_rss_mib']:.0f} | {r['chi']} | {r['bound']} | "
-                  f"{r['status']} | {ratio} |")
+            ratio = (
+                "n/a (textbook too large)"
+                if base is None
+                else f"{base['seconds'] / r['seconds']:.1f}x"
+            )
+            print(
+                f"| {label} | {stage.demand_count} | {stage.unit_lightpaths} | {method} | "
+                f"{r['seconds']:.3f} | {r['peak_rss_mib']:.0f} | {r['chi']} | {r['bound']} | "
+                f"{r['status']} | {ratio} |"
+            )
         if base is not None:
-            print(f"| {label} | {stage.demand_count} | {stage.unit_lightpaths} | textbook MILP (HiGHS) | "
-                  f"{base['seconds']:.3f} | - | {base['chi']:.0f} | {base['bound']:.0f} | "
-                  f"{'optimal' if base['optimal'] else 'time limit'} | 1.0x |")
+            print(
+                f"| {label} | {stage.demand_count} | {stage.unit_lightpaths} | textbook MILP (HiGHS) | "
+                f"{base['seconds']:.3f} | - | {base['chi']:.0f} | {base['bound']:.0f} | "
+                f"{'optimal' if base['optimal'] else 'time limit'} | 1.0x |"
+            )
         sys.stdout.flush()
 
 
 def part2(sizes: list[int]) -> None:
     print("\n## Part 2: every catalog algorithm, w = 64, method auto, 10 s per stage\n")
-    print("| N | collective | algorithm | stages | proven optimal | worst gap | claimed | true | "
-          "steps bound | plan time (s) |")
+    print(
+        "| N | collective | algorithm | stages | proven optimal | worst gap | claimed | true | "
+        "steps bound | plan time (s) |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for n in sizes:
         for algorithm in algorithms():
@@ -175,9 +210,11 @@ def part2(sizes: list[int]) -> None:
             plan = plan_algorithm(algorithm, ring, message_bytes=[2**22])
             optimal = sum(s.result.status == "optimal" for s in plan.stages)
             gap = max((s.result.gap for s in plan.stages), default=0.0)
-            print(f"| {n} | {algorithm.collective} | {algorithm.name} | {len(plan.stages)} | {optimal} | "
-                  f"{gap:.3f} | {plan.claimed_steps} | {plan.true_steps} | {plan.steps_lower_bound} | "
-                  f"{plan.seconds:.1f} |")
+            print(
+                f"| {n} | {algorithm.collective} | {algorithm.name} | {len(plan.stages)} | {optimal} | "
+                f"{gap:.3f} | {plan.claimed_steps} | {plan.true_steps} | {plan.steps_lower_bound} | "
+                f"{plan.seconds:.1f} |"
+            )
             sys.stdout.flush()
 
 
@@ -186,8 +223,10 @@ def main() -> None:
     parser.add_argument("--part", choices=["1", "2", "all"], default="all")
     parser.add_argument("--sizes", default="16,64,256,1024")
     args = parser.parse_args()
-    print(f"Machine: {platform.processor() or platform.machine()}, {mp.cpu_count()} cores, "
-          f"Python {platform.python_version()}, highspy {highspy.__version__ if hasattr(highspy, '__version__') else '1.12'}\n")
+    print(
+        f"Machine: {platform.processor() or platform.machine()}, {mp.cpu_count()} cores, "
+        f"Python {platform.python_version()}, highspy {highspy.__version__ if hasattr(highspy, '__version__') else '1.12'}\n"
+    )
     if args.part in ("1", "all"):
         part1()
     if args.part in ("2", "all"):

@@ -74,13 +74,13 @@ def wrht_allgather_steps(nodes: int, wavelengths: int) -> int:
     """WRHT all-gather, [OPTREE] Table 1: 1 + ceil((m^theta - m)/(m - 1)) + (theta - 1) m^(theta-1)
     with m = 2w + 1 and theta = ceil(log_m N)."""
     theta, m = wrht_allgather_theta(nodes, wavelengths)
-    return 1 + ceil_div(m**theta - m, m - 1) + (theta - 1) * m ** (theta - 1)
+    return int(1 + ceil_div(m**theta - m, m - 1) + (theta - 1) * m ** (theta - 1))
 
 
 def wrht_allgather_steps_alternative(nodes: int, wavelengths: int) -> int:
     """The text's other case: 1 + ceil(m (m^(theta-1) - 1)/(m - 1)) + theta m^(theta-1)."""
     theta, m = wrht_allgather_theta(nodes, wavelengths)
-    return 1 + ceil_div(m * (m ** (theta - 1) - 1), m - 1) + theta * m ** (theta - 1)
+    return int(1 + ceil_div(m * (m ** (theta - 1) - 1), m - 1) + theta * m ** (theta - 1))
 
 
 def optree_k_star(nodes: int) -> int | None:
@@ -98,7 +98,8 @@ def optree_k_star(nodes: int) -> int | None:
 
 def optree_steps(nodes: int, wavelengths: int, stages: int) -> int:
     """Theorem 1 / eq. (1) of [OPTREE]: S = ceil((2k - 1) N^(1 + 1/k) / (8 w)), k >= 2."""
-    return math.ceil((2 * stages - 1) * nodes ** (1 + 1 / stages) / (8 * wavelengths))
+    exponent = 1.0 + 1.0 / stages
+    return math.ceil((2 * stages - 1) * math.pow(nodes, exponent) / (8 * wavelengths))
 
 
 def optree_steps_optimal(nodes: int, wavelengths: int) -> int | None:
@@ -120,7 +121,8 @@ def optree_stage_steps_from_proof(nodes: int, wavelengths: int, stages: int) -> 
 
 def optree_max_path_hops(nodes: int, stages: int) -> float:
     """Eq. (4) of [OPTREE]: L_max = 1 + (N^(1/k) - 1) N^(1 - 1/k)."""
-    return 1 + (nodes ** (1 / stages) - 1) * nodes ** (1 - 1 / stages)
+    n = float(nodes)
+    return 1.0 + (math.pow(n, 1.0 / stages) - 1.0) * math.pow(n, 1.0 - 1.0 / stages)
 
 
 # ----------------------------------------------------------------------------- all-reduce
@@ -193,14 +195,14 @@ def tra_rounds(processes: int, radix: int) -> int:
     w = tra_digits(processes, radix)
     if radix**w == processes:
         return w * (radix - 1)
-    return w * (radix - 1) - (radix**w - processes) // radix ** (w - 1)
+    return int(w * (radix - 1) - (radix**w - processes) // radix ** (w - 1))
 
 
 def tra_round_blocks(processes: int, radix: int, digit: int, value: int) -> int:
     """h, blocks one process sends in round (x, z) ([TRA] Proposition 4):
     lgc = P % r^(x+1), t = lgc - z r^x, lc = floor(P / r^(x+1)) r^x;
     h = lc if t <= 0; lc + r^x if floor(t / r^x) > 0; else lc + t % r^x."""
-    rx = radix**digit
+    rx: int = radix**digit
     lgc = processes % (rx * radix)
     t = lgc - value * rx
     lc = (processes // (rx * radix)) * rx
@@ -216,10 +218,8 @@ def tra_blocks(processes: int, radix: int) -> int:
     Proposition 4 otherwise: the sum of h over all rounds."""
     w = tra_digits(processes, radix)
     if radix**w == processes:
-        return w * (radix - 1) * radix ** (w - 1)
-    return sum(
-        tra_round_blocks(processes, radix, x, z) for x in range(w) for z in range(1, radix)
-    )
+        return int(w * (radix - 1) * radix ** (w - 1))
+    return sum(tra_round_blocks(processes, radix, x, z) for x in range(w) for z in range(1, radix))
 
 
 def tra_optimal_radix(processes: int) -> int:
@@ -234,7 +234,7 @@ def tra2_rounds_as_printed(processes: int, layer_size: int, radix: int) -> int:
     The printed formula uses the total process count P inside the floor where Proposition 3
     would use the layer's own size X; `tra_rounds(X, r)` is the Proposition-3 value."""
     w = ceil_log(radix, layer_size)
-    return w * (radix - 1) - math.floor(radix - processes / radix ** (w - 1))
+    return int(w * (radix - 1) - math.floor(radix - processes / radix ** (w - 1)))
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,10 @@ class Assignment:
         first_colour: npt.ArrayLike,
         count: npt.ArrayLike,
     ) -> Assignment:
-        arrays = [np.asarray(a, dtype=np.int64).reshape(-1) for a in (demand, direction, first_colour, count)]
+        arrays = [
+            np.asarray(a, dtype=np.int64).reshape(-1)
+            for a in (demand, direction, first_colour, count)
+        ]
         keep = arrays[3] > 0
         return Assignment(*(a[keep] for a in arrays))
 

@@ -64,7 +64,9 @@ def link_loads(stage: Stage, clockwise: npt.ArrayLike) -> tuple[IntArray, IntArr
     x = np.asarray(clockwise, dtype=np.int64)
     return (
         _arc_load(n, stage.sources, (stage.destinations - stage.sources) % n, x),
-        _arc_load(n, stage.destinations, (stage.sources - stage.destinations) % n, stage.counts - x),
+        _arc_load(
+            n, stage.destinations, (stage.sources - stage.destinations) % n, stage.counts - x
+        ),
     )
 
 
@@ -97,10 +99,17 @@ def independence_caps(stage: Stage) -> tuple[int, int]:
 def rotation_period(stage: Stage) -> int:
     """Smallest t | N with the stage invariant under i -> i + t (N if none smaller)."""
     n = stage.nodes
-    key = np.sort((stage.allowed * n + stage.sources) * n * 1_000_003 + stage.destinations * 1_000_003 + stage.counts)
+    key = np.sort(
+        (stage.allowed * n + stage.sources) * n * 1_000_003
+        + stage.destinations * 1_000_003
+        + stage.counts
+    )
     for t in (t for t in range(1, n) if n % t == 0):
-        shifted = ((stage.allowed * n + (stage.sources + t) % n) * n * 1_000_003
-                   + ((stage.destinations + t) % n) * 1_000_003 + stage.counts)
+        shifted = (
+            (stage.allowed * n + (stage.sources + t) % n) * n * 1_000_003
+            + ((stage.destinations + t) % n) * 1_000_003
+            + stage.counts
+        )
         if np.array_equal(np.sort(shifted), key):
             return t
     return n
@@ -146,7 +155,9 @@ def _solve(h: highspy.Highs, time_limit_s: float) -> tuple[FloatArray | None, fl
     return values, float(info.mip_dual_bound), status == highspy.HighsModelStatus.kOptimal
 
 
-def _periodic_model(stage: Stage, period: int, integer: bool, load_cap: int | None) -> tuple[highspy.Highs, IntArray, IntArray]:
+def _periodic_model(
+    stage: Stage, period: int, integer: bool, load_cap: int | None
+) -> tuple[highspy.Highs, IntArray, IntArray]:
     """Variables: x_r for each orbit representative r, then L. Rows: CW and CCW load of the
     `period` link classes. With load_cap, L is capped and the objective is total usage."""
     n = stage.nodes
@@ -154,7 +165,9 @@ def _periodic_model(stage: Stage, period: int, integer: bool, load_cap: int | No
     orbit_size = n // period
     s, d, k = stage.sources[reps], stage.destinations[reps], stage.counts[reps]
     cw_len, ccw_len = (d - s) % n, (s - d) % n
-    cw = _class_counts(n, period, s, cw_len) * 1.0  # per member; orbit members cover classes equally
+    cw = (
+        _class_counts(n, period, s, cw_len) * 1.0
+    )  # per member; orbit members cover classes equally
     ccw = _class_counts(n, period, d, ccw_len)
     # A t-periodic orbit of N/t members: link e's load sums each member's coverage of e; members
     # are shifts by t, so link class e collects every member's links in class e once: the
@@ -179,8 +192,9 @@ def _periodic_model(stage: Stage, period: int, integer: bool, load_cap: int | No
     h.addVars(nr + 1, lower, upper)
     h.changeColsCost(nr + 1, np.arange(nr + 1, dtype=np.int32), cost)
     if integer and nr:
-        h.changeColsIntegrality(nr, np.arange(nr, dtype=np.int32),
-                                np.full(nr, highspy.HighsVarType.kInteger))
+        h.changeColsIntegrality(
+            nr, np.arange(nr, dtype=np.int32), np.full(nr, highspy.HighsVarType.kInteger)
+        )
     # CW class e: sum_r cw[r, e] x_r - L <= 0 ; CCW: sum_r ccw[r, e](k_r - x_r) - L <= 0
     ccw_const = (ccw * k[:, None]).sum(axis=0)
     rows_idx, rows_val, starts = [], [], []
@@ -206,8 +220,15 @@ def _periodic_model(stage: Stage, period: int, integer: bool, load_cap: int | No
         lo_b.append(-np.inf)
         hi_b.append(-const)
     if starts:
-        h.addRows(len(starts), np.array(lo_b), np.array(hi_b), nnz, np.array(starts, dtype=np.int32),
-                  np.concatenate(rows_idx).astype(np.int32), np.concatenate(rows_val))
+        h.addRows(
+            len(starts),
+            np.array(lo_b),
+            np.array(hi_b),
+            nnz,
+            np.array(starts, dtype=np.int32),
+            np.concatenate(rows_idx).astype(np.int32),
+            np.concatenate(rows_val),
+        )
     del orbit_size
     return h, reps, rep_of
 
@@ -241,7 +262,9 @@ def _prefix_model(stage: Stage, integer: bool, load_cap: int | None) -> highspy.
     h.addVars(ncol, lower, upper)
     h.changeColsCost(ncol, np.arange(ncol, dtype=np.int32), cost)
     if integer and nd:
-        h.changeColsIntegrality(nd, np.arange(nd, dtype=np.int32), np.full(nd, highspy.HighsVarType.kInteger))
+        h.changeColsIntegrality(
+            nd, np.arange(nd, dtype=np.int32), np.full(nd, highspy.HighsVarType.kInteger)
+        )
     rows: list[tuple[list[int], list[float], float, float]] = []
     cw_end = (s + cw_len) % n
     ccw_lo, ccw_end = d, (d + ccw_len) % n
@@ -252,11 +275,13 @@ def _prefix_model(stage: Stage, integer: bool, load_cap: int | None) -> highspy.
     rows.append(([c0, *idx.tolist()], [1.0, *([-1.0] * len(idx))], 0.0, 0.0))
     # q_0 + sum x (arcs over CCW link 0) = sum k
     idx = np.flatnonzero(covers_ccw0)
-    rows.append(([q0, *idx.tolist()], [1.0, *([1.0] * len(idx))], float(k[idx].sum()), float(k[idx].sum())))
-    start_cw = [[] for _ in range(n)]
-    end_cw = [[] for _ in range(n)]
-    start_ccw = [[] for _ in range(n)]
-    end_ccw = [[] for _ in range(n)]
+    rows.append(
+        ([q0, *idx.tolist()], [1.0, *([1.0] * len(idx))], float(k[idx].sum()), float(k[idx].sum()))
+    )
+    start_cw: list[list[int]] = [[] for _ in range(n)]
+    end_cw: list[list[int]] = [[] for _ in range(n)]
+    start_ccw: list[list[int]] = [[] for _ in range(n)]
+    end_ccw: list[list[int]] = [[] for _ in range(n)]
     for i in range(nd):
         start_cw[s[i]].append(i)
         end_cw[cw_end[i]].append(i)
@@ -277,15 +302,26 @@ def _prefix_model(stage: Stage, integer: bool, load_cap: int | None) -> highspy.
     every = list(range(nd))
     rows.append(([*every, L], [1.0] * nd + [-float(alpha_cw)], -np.inf, 0.0))
     rows.append(([*every, L], [-1.0] * nd + [-float(alpha_ccw)], -np.inf, -float(k.sum())))
-    starts, index, value, lo_b, hi_b = [], [], [], [], []
+    starts: list[int] = []
+    index: list[int] = []
+    value: list[float] = []
+    lo_b: list[float] = []
+    hi_b: list[float] = []
     for cols, vals, lo_v, hi_v in rows:
         starts.append(len(index))
         index.extend(cols)
         value.extend(vals)
         lo_b.append(lo_v)
         hi_b.append(hi_v)
-    h.addRows(len(rows), np.array(lo_b), np.array(hi_b), len(index), np.array(starts, dtype=np.int32),
-              np.array(index, dtype=np.int32), np.array(value))
+    h.addRows(
+        len(rows),
+        np.array(lo_b),
+        np.array(hi_b),
+        len(index),
+        np.array(starts, dtype=np.int32),
+        np.array(index, dtype=np.int32),
+        np.array(value),
+    )
     return h
 
 
@@ -308,10 +344,16 @@ def _shortest_routing(stage: Stage) -> Routing:
     return _routing_from(stage, x.astype(np.float64))
 
 
-def _solve_period(stage: Stage, period: int, time_limit_s: float) -> tuple[Routing | None, float, bool]:
+def _solve_period(
+    stage: Stage, period: int, time_limit_s: float
+) -> tuple[Routing | None, float, bool]:
     """Integer min-max-load routing among period-`period` routings: (routing, bound, proven)."""
     n = stage.nodes
-    if period < n and stage.demand_count and (stage.sources < period).sum() * period <= _DENSE_LIMIT:
+    if (
+        period < n
+        and stage.demand_count
+        and (stage.sources < period).sum() * period <= _DENSE_LIMIT
+    ):
         h, reps, rep_of = _periodic_model(stage, period, integer=True, load_cap=None)
         values, bound, proven = _solve(h, time_limit_s)
         if values is None:
@@ -369,7 +411,11 @@ def _balanced_roundings(stage: Stage, period: int, x: FloatArray) -> list[Routin
 def _shorten(stage: Stage, routing: Routing, time_limit_s: float) -> Routing:
     """Phase 2: among routings with max load <= the found one, minimise total link usage."""
     cap = routing.value
-    if stage.demand_count == 0 or stage.demand_count > 5_000 or rotation_period(stage) < stage.nodes:
+    if (
+        stage.demand_count == 0
+        or stage.demand_count > 5_000
+        or rotation_period(stage) < stage.nodes
+    ):
         return routing  # symmetric stages are already routed uniformly per orbit
     h = _prefix_model(stage, integer=True, load_cap=cap)
     h.setSolution(_full_solution(stage, routing))
@@ -383,8 +429,12 @@ def _shorten(stage: Stage, routing: Routing, time_limit_s: float) -> Routing:
 def _full_solution(stage: Stage, routing: Routing) -> highspy.HighsSolution:
     sol = highspy.HighsSolution()
     sol.col_value = np.concatenate(
-        [routing.clockwise.astype(np.float64), [routing.value],
-         routing.cw_load.astype(np.float64), routing.ccw_load.astype(np.float64)]
+        [
+            routing.clockwise.astype(np.float64),
+            [routing.value],
+            routing.cw_load.astype(np.float64),
+            routing.ccw_load.astype(np.float64),
+        ]
     ).tolist()
     sol.value_valid = True
     return sol

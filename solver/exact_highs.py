@@ -65,13 +65,21 @@ def solve_highs(form: Formulation, time_limit_s: float) -> ExactOutcome:
     )
     tc = result.termination_condition
     bound = result.objective_bound
-    bound_int = form.lower_bound if bound is None else max(form.lower_bound, math.ceil(bound - 1e-6))
+    bound_int = (
+        form.lower_bound if bound is None else max(form.lower_bound, math.ceil(bound - 1e-6))
+    )
     if tc in (TerminationCondition.provenInfeasible, TerminationCondition.infeasibleOrUnbounded):
         return ExactOutcome(None, None, form.colours + 1, True, False)
     if result.solution_status in (SolutionStatus.optimal, SolutionStatus.feasible):
         result.solution_loader.load_vars()
         chosen = [(a, c) for a in m.A for c in m.C if pyo.value(m.y[a, c]) > 0.5]
-        colours = int(round(pyo.value(m.objective)))
+        colours = round(pyo.value(m.objective))
         proven = tc == TerminationCondition.convergenceCriteriaSatisfied
-        return ExactOutcome(assignment_from(form, chosen), colours, bound_int if not proven else colours, proven, not proven)
+        return ExactOutcome(
+            assignment_from(form, chosen),
+            colours,
+            bound_int if not proven else colours,
+            proven,
+            not proven,
+        )
     return ExactOutcome(None, None, bound_int, False, True)

@@ -105,7 +105,9 @@ def plan_algorithm(
         if key not in solved:
             solved[key] = solve_stage(ring, stage, method, time_limit_s)
         stages.append(
-            StagePlan(index, stage.label, stage.demand_count, stage.unit_lightpaths, solved[key], stage)
+            StagePlan(
+                index, stage.label, stage.demand_count, stage.unit_lightpaths, solved[key], stage
+            )
         )
         if progress:
             progress(index + 1, schedule.stage_count)

@@ -34,7 +34,9 @@ def estimated_size(stage: Stage, colours: int) -> int:
     its links (the clique rows it can appear in) plus one, times the colours."""
     n = stage.nodes
     cw = (stage.destinations - stage.sources) % n
-    size = np.where(stage.allowed != CCW_ONLY, cw + 1, 0) + np.where(stage.allowed != CW_ONLY, n - cw + 1, 0)
+    size = np.where(stage.allowed != CCW_ONLY, cw + 1, 0) + np.where(
+        stage.allowed != CW_ONLY, n - cw + 1, 0
+    )
     return int(size.sum()) * colours + colours
 
 

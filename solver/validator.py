@@ -42,7 +42,9 @@ def validate(stage: Stage, assignment: Assignment) -> ValidationReport:
         if (a.count < 1).any():
             raise InvalidAssignmentError("a run has count < 1")
         allowed = stage.allowed[a.demand]
-        bad = ((allowed == CW_ONLY) & (a.direction == 1)) | ((allowed == CCW_ONLY) & (a.direction == 0))
+        bad = ((allowed == CW_ONLY) & (a.direction == 1)) | (
+            (allowed == CCW_ONLY) & (a.direction == 0)
+        )
         if bad.any():
             i = int(a.demand[np.flatnonzero(bad)[0]])
             raise InvalidAssignmentError(f"demand {i} is routed in a direction it does not allow")

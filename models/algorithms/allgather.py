@@ -43,8 +43,7 @@ class RingAllGather(Algorithm):
         n = ring.nodes
         i = np.arange(n)
         flows = [
-            StageFlow.of(i, (i + 1) % n, (i - t) % n, label=f"step {t + 1}")
-            for t in range(n - 1)
+            StageFlow.of(i, (i + 1) % n, (i - t) % n, label=f"step {t + 1}") for t in range(n - 1)
         ]
         return _schedule(ring, flows)
 
@@ -118,7 +117,9 @@ class OneStageAllGather(Algorithm):
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
         n, w = ring.nodes, ring.wavelengths_per_fiber
         return [
-            ClosedForm("steps", self.steps_formula, self.steps_source, cf.osm_allgather_steps(n, w)),
+            ClosedForm(
+                "steps", self.steps_formula, self.steps_source, cf.osm_allgather_steps(n, w)
+            ),
             ClosedForm(
                 "wavelengths",
                 "ceil(N^2 / 8)",
@@ -183,9 +184,9 @@ class WrhtAllGather(Algorithm):
             s, r = zip(*pairs, strict=True) if pairs else ((), ())
             flows.append(hold.stage(s, r, f"gather level {depth}"))
         if len(top) > 1:
-            s = [a for a in top for b in top if a != b]
-            r = [b for a in top for b in top if a != b]
-            flows.append(hold.stage(s, r, "all-to-all among representatives"))
+            senders = [a for a in top for b in top if a != b]
+            receivers = [b for a in top for b in top if a != b]
+            flows.append(hold.stage(senders, receivers, "all-to-all among representatives"))
         for depth, level in reversed(list(enumerate(levels, start=1))):
             pairs = [(rep, x) for rep, members in level for x in members if x != rep]
             s, r = zip(*pairs, strict=True) if pairs else ((), ())
@@ -289,7 +290,9 @@ class OpTreeAllGather(Algorithm):
             is_list=True,
         ),
     )
-    steps_formula = "ceil((2k* - 1) N^(1 + 1/k*) / (8 w)), k* = ceil((ln N + sqrt(ln N (ln N - 2))) / 2)"
+    steps_formula = (
+        "ceil((2k* - 1) N^(1 + 1/k*) / (8 w)), k* = ceil((ln N + sqrt(ln N (ln N - 2))) / 2)"
+    )
     steps_source = "OpTree journal, Theorem 2 with eq. (1) and eq. (2)"
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:

@@ -199,7 +199,9 @@ class HRingAllReduce(Algorithm):
         # Reduce-scatter in each group: step t, member p sends part (p - t) mod g to p + 1.
         for t in range(g - 1):
             s, c = part_chunks(node, (pos - t) % g)
-            flows.append(StageFlow.of(s, np.repeat(nxt, part), c, Reduction.ADD, f"intra RS {t + 1}"))
+            flows.append(
+                StageFlow.of(s, np.repeat(nxt, part), c, Reduction.ADD, f"intra RS {t + 1}")
+            )
         # Member p now owns part (p + 1) mod g of its group. Ring all-reduce of that part across
         # groups: the part's N/g chunks are split one per group.
         own = (pos + 1) % g
@@ -213,7 +215,9 @@ class HRingAllReduce(Algorithm):
         # All-gather in each group: step t, member p forwards part (p + 1 - t) mod g.
         for t in range(g - 1):
             s, c = part_chunks(node, (pos + 1 - t) % g)
-            flows.append(StageFlow.of(s, np.repeat(nxt, part), c, Reduction.COPY, f"intra AG {t + 1}"))
+            flows.append(
+                StageFlow.of(s, np.repeat(nxt, part), c, Reduction.COPY, f"intra AG {t + 1}")
+            )
         return _schedule(ring, n, flows)
 
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
@@ -276,7 +280,10 @@ class WrhtAllReduce(Algorithm):
                 cf.wrht_allreduce_lower_bound_steps(n, w),
             ),
             ClosedForm(
-                "group_wavelengths", "ceil(m / 2)", "WRHT Sec. III-C.2", cf.wrht_group_wavelengths(m)
+                "group_wavelengths",
+                "ceil(m / 2)",
+                "WRHT Sec. III-C.2",
+                cf.wrht_group_wavelengths(m),
             ),
             ClosedForm(
                 "last_step_wavelengths",

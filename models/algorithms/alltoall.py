@@ -120,9 +120,7 @@ class TunableRadixAllToAll(Algorithm):
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
         p, r = ring.nodes, int_param(params, "radix")
         return [
-            ClosedForm(
-                "steps", self.steps_formula, self.steps_source, cf.tra_rounds(p, r)
-            ),
+            ClosedForm("steps", self.steps_formula, self.steps_source, cf.tra_rounds(p, r)),
             ClosedForm(
                 "blocks_sent_per_process",
                 "D = w(r - 1) r^(w-1) if P = r^w, else sum of h over rounds",

@@ -32,8 +32,12 @@ def test_algorithms_json_at_paper_scale() -> None:
 
 
 def test_rwa_json(tmp_path: Path) -> None:
-    stage = {"nodes": 6, "fibers": 1, "wavelengths": 2,
-             "demands": [[0, 3, 2], [1, 4, 1], [2, 5, 1, "cw"], [5, 0, 1, "ccw"]]}
+    stage = {
+        "nodes": 6,
+        "fibers": 1,
+        "wavelengths": 2,
+        "demands": [[0, 3, 2], [1, 4, 1], [2, 5, 1, "cw"], [5, 0, 1, "ccw"]],
+    }
     path = tmp_path / "stage.json"
     path.write_text(json.dumps(stage))
     code, out, _ = run("rwa", "--input", str(path), "--json")
@@ -70,9 +74,22 @@ def test_rwa_unreadable_file() -> None:
 
 
 def test_plan_json_contract() -> None:
-    code, out, _ = run("plan", "--collective", "allgather", "--algorithm", "optree",
-                       "--param", "branching=4,4", "--nodes", "16", "--wavelengths", "2",
-                       "--message-bytes", "1048576", "--json")
+    code, out, _ = run(
+        "plan",
+        "--collective",
+        "allgather",
+        "--algorithm",
+        "optree",
+        "--param",
+        "branching=4,4",
+        "--nodes",
+        "16",
+        "--wavelengths",
+        "2",
+        "--message-bytes",
+        "1048576",
+        "--json",
+    )
     assert code == 0
     (plan,) = json.loads(out)
     assert set(plan) >= {"claimed_steps", "true_steps", "time_s", "stages"}
@@ -83,20 +100,55 @@ def test_plan_json_contract() -> None:
 
 
 def test_plan_refusal_says_what_works() -> None:
-    code, _, err = run("plan", "--collective", "allreduce", "--algorithm", "rd", "--nodes", "12",
-                       "--wavelengths", "8", "--message-bytes", "1")
+    code, _, err = run(
+        "plan",
+        "--collective",
+        "allreduce",
+        "--algorithm",
+        "rd",
+        "--nodes",
+        "12",
+        "--wavelengths",
+        "8",
+        "--message-bytes",
+        "1",
+    )
     assert code == 2 and "use N=8 or N=16" in err
 
 
 def test_plan_unknown_parameter() -> None:
-    code, _, err = run("plan", "--collective", "allgather", "--algorithm", "ring", "--param",
-                       "radix=3", "--nodes", "8", "--wavelengths", "8", "--message-bytes", "1")
+    code, _, err = run(
+        "plan",
+        "--collective",
+        "allgather",
+        "--algorithm",
+        "ring",
+        "--param",
+        "radix=3",
+        "--nodes",
+        "8",
+        "--wavelengths",
+        "8",
+        "--message-bytes",
+        "1",
+    )
     assert code == 2 and "has no parameter radix" in err
 
 
 def test_plan_table_golden() -> None:
-    code, out, _ = run("plan", "--collective", "allreduce", "--algorithm", "ring", "--nodes", "4",
-                       "--wavelengths", "2", "--message-bytes", "4096")
+    code, out, _ = run(
+        "plan",
+        "--collective",
+        "allreduce",
+        "--algorithm",
+        "ring",
+        "--nodes",
+        "4",
+        "--wavelengths",
+        "2",
+        "--message-bytes",
+        "4096",
+    )
     assert code == 0
     lines = out.splitlines()
     assert lines[0].split() == ["algorithm", "claimed", "true", "bound", "optimal", "time", "(s)"]

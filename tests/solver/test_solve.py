@@ -39,7 +39,9 @@ def exact_value(stage: Stage, backend: str, time_limit_s: float = 60.0) -> int:
     bound (tested against brute force above) is its only help."""
     bound = load_bound(stage).lower_bound
     form = build(stage, colours=bound + 3, lower_bound=bound)
-    outcome = solve_cpsat(form, time_limit_s) if backend == "cpsat" else solve_highs(form, time_limit_s)
+    outcome = (
+        solve_cpsat(form, time_limit_s) if backend == "cpsat" else solve_highs(form, time_limit_s)
+    )
     assert outcome.proven and outcome.assignment is not None
     assert validate(stage, outcome.assignment).colours_used <= outcome.colours
     return int(outcome.colours)
@@ -79,7 +81,9 @@ def test_optree_16_node_example_stages() -> None:
     r1 = solve_stage(ring, stage1, "auto", 10.0)
     assert (r1.chi, r1.steps, r1.status) == (8, 4, "optimal")
     assert exact_value(stage1, "cpsat") == 8
-    s2 = [(a, b) for g in range(0, 16, 4) for a in range(g, g + 4) for b in range(g, g + 4) if a != b]
+    s2 = [
+        (a, b) for g in range(0, 16, 4) for a in range(g, g + 4) for b in range(g, g + 4) if a != b
+    ]
     stage2 = Stage.from_demands(16, [a for a, _ in s2], [b for _, b in s2], [4] * len(s2))
     r2 = solve_stage(ring, stage2, "auto", 10.0)
     assert r2.status == "optimal"
@@ -95,7 +99,9 @@ def small_stages(draw: st.DrawFn) -> Stage:
     s = draw(st.lists(st.integers(0, n - 1), min_size=count, max_size=count))
     d = [(x + draw(st.integers(1, n - 1))) % n for x in s]
     k = draw(st.lists(st.integers(1, 2), min_size=count, max_size=count))
-    allowed = draw(st.lists(st.sampled_from([0, 0, CW_ONLY, CCW_ONLY]), min_size=count, max_size=count))
+    allowed = draw(
+        st.lists(st.sampled_from([0, 0, CW_ONLY, CCW_ONLY]), min_size=count, max_size=count)
+    )
     return Stage.from_demands(n, s, d, k, allowed)
 
 
