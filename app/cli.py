@@ -17,6 +17,9 @@ from app.service import plan_payload, rwa, rwa_payload
 from models.errors import InvalidInputError, RwaoptError
 from models.ring import Ring
 
+MAX_TX_HELP = "most lightpaths a node may transmit per slot (default: no limit)"
+MAX_RX_HELP = "most lightpaths a node may receive per slot (default: no limit)"
+
 cli = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 
 
@@ -72,6 +75,8 @@ def rwa_command(
     input_path: Annotated[str, typer.Option("--input", help="stage JSON file ('-' = stdin)")],
     method: Annotated[str, typer.Option(help="auto, exact, exact-highs or heuristic")] = "auto",
     time_limit: Annotated[float, typer.Option("--time-limit", help="seconds")] = 10.0,
+    max_tx: Annotated[int | None, typer.Option("--max-tx", help=MAX_TX_HELP)] = None,
+    max_rx: Annotated[int | None, typer.Option("--max-rx", help=MAX_RX_HELP)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Solve one stage's RWA: chi, lower bound, status, steps and the assignment."""
@@ -89,7 +94,7 @@ def rwa_command(
         return
     try:
         _check_method(method)
-        stage, result = rwa(data, method, time_limit)
+        stage, result = rwa(data, method, time_limit, max_tx, max_rx)
     except RwaoptError as error:
         _fail(error)
         return
@@ -143,6 +148,8 @@ def plan_command(
     fibers: Annotated[int, typer.Option(help="fibres per direction F")] = 1,
     method: Annotated[str, typer.Option(help="auto, exact, exact-highs or heuristic")] = "auto",
     time_limit: Annotated[float, typer.Option("--time-limit", help="seconds per stage")] = 10.0,
+    max_tx: Annotated[int | None, typer.Option("--max-tx", help=MAX_TX_HELP)] = None,
+    max_rx: Annotated[int | None, typer.Option("--max-rx", help=MAX_RX_HELP)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Plan algorithms: true steps (certified RWA per stage) beside the papers' claims."""
@@ -164,6 +171,8 @@ def plan_command(
             method,
             time_limit,
             progress,
+            max_tx,
+            max_rx,
         )
     except RwaoptError as error:
         _fail(error)

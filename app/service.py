@@ -33,12 +33,23 @@ def stage_from_input(data: RwaInput) -> tuple[Ring, Stage]:
     return ring, Stage.from_demands(ring.nodes, s, d, k, allowed)
 
 
+def check_node_limits(max_tx: int | None, max_rx: int | None) -> None:
+    for name, value in (("max-tx", max_tx), ("max-rx", max_rx)):
+        if value is not None and value < 1:
+            raise InvalidInputError(f"--{name} must be >= 1 lightpath per node per slot")
+
+
 def rwa(
-    data: RwaInput, method: str = "auto", time_limit_s: float = 10.0
+    data: RwaInput,
+    method: str = "auto",
+    time_limit_s: float = 10.0,
+    max_tx: int | None = None,
+    max_rx: int | None = None,
 ) -> tuple[Stage, RwaResult]:
     check_time_limit(time_limit_s)
+    check_node_limits(max_tx, max_rx)
     ring, stage = stage_from_input(data)
-    return stage, solve_stage(ring, stage, method, time_limit_s)
+    return stage, solve_stage(ring, stage, method, time_limit_s, max_tx, max_rx)
 
 
 def rwa_payload(stage: Stage, result: RwaResult, ring: Ring) -> dict[str, Any]:
@@ -92,9 +103,12 @@ def plan(
     method: str = "auto",
     time_limit_s: float = 10.0,
     progress: ProgressCallback | None = None,
+    max_tx: int | None = None,
+    max_rx: int | None = None,
 ) -> list[AlgorithmPlan]:
     """Plan the named algorithms ("all" = every one of the collective that accepts the ring)."""
     check_time_limit(time_limit_s)
+    check_node_limits(max_tx, max_rx)
     if not message_bytes:
         raise InvalidInputError("give at least one message size in bytes")
     if list(names) == ["all"]:

@@ -36,15 +36,26 @@ class RwaResult:
     channels_per_direction: int
     seconds: float
     bound_source: str = "load"
+    # With per-node limits the slots come from a schedule (solver.node_limits), not from chi.
+    limited_steps: int | None = None
+    limited_steps_lower_bound: int | None = None
 
     @property
     def steps(self) -> int:
-        """ceil(chi / (F w)) time slots (SPEC section 2)."""
+        """ceil(chi / (F w)) time slots (SPEC section 2), or the node-limited schedule's."""
+        if self.limited_steps is not None:
+            return self.limited_steps
         return -(-self.chi // self.channels_per_direction)
 
     @property
     def steps_lower_bound(self) -> int:
+        if self.limited_steps_lower_bound is not None:
+            return self.limited_steps_lower_bound
         return -(-self.lower_bound // self.channels_per_direction)
+
+    @property
+    def steps_optimal(self) -> bool:
+        return self.steps == self.steps_lower_bound
 
     @property
     def gap(self) -> float:

@@ -88,6 +88,8 @@ def plan_algorithm(
     method: Method | str = Method.AUTO,
     time_limit_s: float = 10.0,
     progress: ProgressCallback | None = None,
+    max_tx: int | None = None,
+    max_rx: int | None = None,
 ) -> AlgorithmPlan:
     """Solve every stage of `algorithm` on `ring` and time it for each message size."""
     started = time.monotonic()
@@ -103,7 +105,7 @@ def plan_algorithm(
         stage = schedule.stage(index)
         key = _stage_key(stage)
         if key not in solved:
-            solved[key] = solve_stage(ring, stage, method, time_limit_s)
+            solved[key] = solve_stage(ring, stage, method, time_limit_s, max_tx, max_rx)
         stages.append(
             StagePlan(
                 index, stage.label, stage.demand_count, stage.unit_lightpaths, solved[key], stage

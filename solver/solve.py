@@ -11,12 +11,14 @@ Every result carries a proven lower bound and an assignment the independent vali
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 
 from models.errors import LimitExceededError
 from models.ring import Ring
 from models.stage import CCW_ONLY, CW_ONLY, Stage
+from solver import node_limits
 from solver.bounds import load_bound
 from solver.exact_cpsat import ExactOutcome, solve_cpsat
 from solver.exact_highs import solve_highs
@@ -41,8 +43,36 @@ def estimated_size(stage: Stage, colours: int) -> int:
 
 
 def solve_stage(
-    ring: Ring, stage: Stage, method: Method | str = Method.AUTO, time_limit_s: float = 10.0
+    ring: Ring,
+    stage: Stage,
+    method: Method | str = Method.AUTO,
+    time_limit_s: float = 10.0,
+    max_tx: int | None = None,
+    max_rx: int | None = None,
 ) -> RwaResult:
+    """Certified RWA of `stage`; with `max_tx` / `max_rx`, steps come from a node-limited
+    schedule (solver.node_limits) and `status` refers to those steps."""
+    result = _solve_rwa(ring, stage, method, time_limit_s)
+    if not max_tx and not max_rx:
+        return result
+    limited = node_limits.schedule(
+        stage, result.assignment, result.lower_bound, ring.channels_per_direction, max_tx, max_rx
+    )
+    validate(stage, limited.assignment)
+    node_limits.check_node_limits(
+        stage, limited.assignment, ring.channels_per_direction, max_tx, max_rx
+    )
+    optimal = limited.slots == limited.slots_lower_bound
+    return replace(
+        result,
+        assignment=limited.assignment,
+        status=Status.OPTIMAL if optimal else Status.FEASIBLE,
+        limited_steps=limited.slots,
+        limited_steps_lower_bound=limited.slots_lower_bound,
+    )
+
+
+def _solve_rwa(ring: Ring, stage: Stage, method: Method | str, time_limit_s: float) -> RwaResult:
     method = Method(method)
     started = time.monotonic()
     channels = ring.channels_per_direction
