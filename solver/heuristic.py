@@ -27,6 +27,7 @@ from solver.bounds import Routing
 IntArray = npt.NDArray[np.int64]
 _NEVER = 1 << 62
 _TILING_LIMIT = 20_000  # arcs per direction for the tiling pass
+_MODULAR_LIMIT = 5_000_000  # unit lightpaths per direction for the modular pass
 
 
 def colour_direction(
@@ -96,6 +97,10 @@ def heuristic_assignment(stage: Stage, routing: Routing) -> Assignment:
     ):
         used = np.flatnonzero(units > 0)
         runs, colours = colour_direction(n, lo[used], length[used], units[used], load)
+        if colours > load.max(initial=0) and int(units[used].sum()) <= _MODULAR_LIMIT:
+            alt_runs, alt_colours = modular_direction(n, lo[used], length[used], units[used], load)
+            if alt_runs and alt_colours < colours:
+                runs, colours = alt_runs, alt_colours
         if colours > load.max(initial=0) and len(used) <= _TILING_LIMIT:
             for other in (tile_direction, pack_direction):
                 alt_runs, alt_colours = other(n, lo[used], length[used], units[used])
@@ -216,3 +221,84 @@ def pack_direction(
         remaining[chain] -= times
         colour += times
     return runs, colour
+
+
+def _disjoint_per_colour(n: int, lo: IntArray, length: IntArray, colour: IntArray) -> bool:
+    """True when no two unit arcs of the same colour share a link (wrapping arcs split)."""
+    end = lo + length
+    wraps = end > n
+    c = np.concatenate([colour, colour[wraps]])
+    a = np.concatenate([lo, np.zeros(int(wraps.sum()), dtype=np.int64)])
+    b = np.concatenate([np.minimum(end, n), end[wraps] - n])
+    order = np.lexsort((a, c))
+    c, a, b = c[order], a[order], b[order]
+    return not bool(((c[1:] == c[:-1]) & (a[1:] < b[:-1])).any())
+
+
+def _pad_uniform(n: int, lo: IntArray, mult: IntArray, delta: int, target: int) -> IntArray:
+    """Phantom units per start position so that the units total `target` while every window
+    of `delta` consecutive start positions still holds at most max(window) of before or
+    target * delta / n, whichever is larger (phantoms go where windows are emptiest)."""
+    count = np.bincount(lo, weights=mult, minlength=n).astype(np.int64)
+    phantoms = np.zeros(n, dtype=np.int64)
+    for _ in range(target - int(count.sum())):
+        total = count + phantoms
+        sums = np.cumsum(np.concatenate([[0], total, total[: delta - 1]]))
+        window = sums[delta:] - sums[:-delta]  # window[p]: starts p .. p + delta - 1
+        # A phantom at q raises windows q - delta + 1 .. q: their max, for every q.
+        ext = np.concatenate([window[n - delta + 1 :], window]) if delta > 1 else window
+        worst = np.lib.stride_tricks.sliding_window_view(ext, delta).max(axis=1)
+        phantoms[int(np.argmin(worst))] += 1
+    return phantoms
+
+
+def modular_direction(
+    n: int, lo: IntArray, length: IntArray, mult: IntArray, load: IntArray
+) -> tuple[list[tuple[int, int, int]], int]:
+    """Colour unit j of the units sorted by first link with colour j mod C.
+
+    For arcs of one length delta this is conflict-free when every window of delta start
+    positions holds at most C units (two units C apart in start order cannot then share a
+    link) and the units close up around the ring, i.e. their number is a multiple of C:
+    phantom units pad it (placed where the windows are emptiest), which needs
+    C * ceil(units / C) arcs of length delta to fit, ceil(units / C) <= alpha.
+    C starts at max(load, ceil(units / alpha)) and grows until the check passes.
+    Returns ([], 0) when no C up to that start + 8 works."""
+    total = int(mult.sum())
+    if total == 0:
+        return [], 0
+    uniform = bool((length == length[0]).all())
+    sorted_lengths = np.sort(length)
+    alpha = max(1, int(np.searchsorted(np.cumsum(sorted_lengths), n, side="right")))
+    start_c = max(int(load.max(initial=0)), -(-total // alpha), int(mult.max()))
+    for colours in range(start_c, start_c + 9):
+        padded = colours * -(-total // colours)
+        if uniform and 0 < padded - total <= 5_000 and padded <= alpha * colours:
+            phantom = _pad_uniform(n, lo, mult, int(length[0]), padded)
+        else:
+            phantom = np.zeros(n, dtype=np.int64)
+        # Order: by start position; at one position the real arcs first, then phantoms.
+        order = np.argsort(lo, kind="stable")
+        real_before = np.zeros(len(lo), dtype=np.int64)
+        position_start = np.cumsum(
+            np.bincount(lo, weights=mult, minlength=n).astype(np.int64) + phantom
+        ) - (np.bincount(lo, weights=mult, minlength=n).astype(np.int64) + phantom)
+        seen = np.zeros(n, dtype=np.int64)
+        for arc in order:
+            real_before[arc] = position_start[lo[arc]] + seen[lo[arc]]
+            seen[lo[arc]] += mult[arc]
+        units_arc = np.repeat(np.arange(len(lo)), mult)
+        unit_index = np.repeat(real_before, mult) + (
+            np.arange(total) - np.repeat(np.cumsum(mult) - mult, mult)
+        )
+        colour = unit_index % colours
+        if _disjoint_per_colour(n, lo[units_arc], length[units_arc], colour):
+            runs: list[tuple[int, int, int]] = []
+            for arc in range(len(lo)):
+                c0, k = int(real_before[arc] % colours), int(mult[arc])
+                head = min(k, colours - c0)
+                runs.append((arc, c0, head))
+                if k > head:
+                    runs.append((arc, 0, k - head))
+            return runs, colours
+    return [], 0
