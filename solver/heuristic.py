@@ -271,7 +271,8 @@ def modular_direction(
     sorted_lengths = np.sort(length)
     alpha = max(1, int(np.searchsorted(np.cumsum(sorted_lengths), n, side="right")))
     start_c = max(int(load.max(initial=0)), -(-total // alpha), int(mult.max()))
-    for colours in range(start_c, start_c + 9):
+    tries = 9 if uniform else 2  # the argument holds for one length; mixed lengths rarely pass
+    for colours in range(start_c, start_c + tries):
         padded = colours * -(-total // colours)
         if uniform and 0 < padded - total <= 5_000 and padded <= alpha * colours:
             phantom = _pad_uniform(n, lo, mult, int(length[0]), padded)
