@@ -1,12 +1,21 @@
-"""The FastAPI application. The service issue adds the /api/v1 resources; for now it answers
-liveness and readiness so deployments can be wired up."""
+"""The FastAPI application: health, readiness and the /api/v1 resources built so far
+(algorithms, rwa). Plans, persistence and plots come with the service issue."""
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 from fastapi.responses import JSONResponse
 
+from app.api import errors
+from app.api.routes import algorithms, rwa
+
 app = FastAPI(title="rwaopt", version="0.1.0")
+errors.install(app)
+
+api = APIRouter(prefix="/api/v1")
+api.include_router(algorithms.router)
+api.include_router(rwa.router)
+app.include_router(api)
 
 
 @app.get("/health")

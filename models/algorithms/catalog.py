@@ -40,18 +40,22 @@ def algorithms(collective: Collective | str | None = None) -> list[Algorithm]:
     """Catalog entries, optionally of one collective."""
     if collective is None:
         return list(CATALOG)
-    c = Collective(collective)
+    c = parse_collective(collective)
     return [a for a in CATALOG if a.collective == c]
 
 
-def get_algorithm(collective: Collective | str, name: str) -> Algorithm:
+def parse_collective(collective: Collective | str) -> Collective:
     try:
-        c = Collective(collective)
+        return Collective(collective)
     except ValueError:
         valid = ", ".join(x.value for x in Collective)
         raise UnknownAlgorithmError(
             f"unknown collective {collective!r}; use one of: {valid}"
         ) from None
+
+
+def get_algorithm(collective: Collective | str, name: str) -> Algorithm:
+    c = parse_collective(collective)
     for a in CATALOG:
         if a.collective == c and a.name == name:
             return a

@@ -153,3 +153,8 @@ def test_plan_table_golden() -> None:
     lines = out.splitlines()
     assert lines[0].split() == ["algorithm", "claimed", "true", "bound", "optimal", "time", "(s)"]
     assert lines[1].split()[:5] == ["ring", "6", "6", "6", "6/6"]
+
+
+def test_algorithms_unknown_collective() -> None:
+    code, _, err = run("algorithms", "--collective", "broadcast")
+    assert code == 2 and "use one of: allgather, allreduce, alltoall" in err

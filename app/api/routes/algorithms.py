@@ -1,0 +1,27 @@
+"""GET /api/v1/algorithms: the catalog with parameters and the papers' closed forms."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from app.catalog_view import catalog
+
+router = APIRouter(prefix="/algorithms", tags=["algorithms"])
+
+
+@router.get("")
+def list_algorithms(
+    collective: Annotated[
+        str | None, Query(description="allgather, allreduce or alltoall (default: all)")
+    ] = None,
+    nodes: Annotated[
+        int | None, Query(ge=2, le=4096, description="ring size N, to evaluate closed forms")
+    ] = None,
+    wavelengths: Annotated[
+        int | None, Query(ge=1, le=4096, description="wavelengths per fibre")
+    ] = None,
+) -> list[dict[str, Any]]:
+    """Every catalog entry; with `nodes` and `wavelengths`, each closed form's value too."""
+    return catalog(collective, nodes, wavelengths)
