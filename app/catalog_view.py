@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from models.algorithms.base import Algorithm
@@ -41,17 +42,7 @@ def describe(algorithm: Algorithm, ring: Ring | None = None) -> dict[str, Any]:
     entry["accepts_ring"] = refusal is None
     if refusal:
         entry["refusal"] = refusal
-    entry["closed_forms"] = [
-        {
-            "quantity": f.quantity,
-            "text": f.text,
-            "source": f.source,
-            "value": f.value,
-            "alternative": f.alternative,
-            "note": f.note,
-        }
-        for f in algorithm.closed_forms(ring, params)
-    ]
+    entry["closed_forms"] = [asdict(f) for f in algorithm.closed_forms(ring, params)]
     entry["claimed_steps"] = entry["closed_forms"][0]["value"]
     return entry
 

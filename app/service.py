@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from typing import Any
 
 from app.schemas import MAX_TIME_LIMIT_S, RwaInput
@@ -139,17 +140,7 @@ def plan_payload(p: AlgorithmPlan) -> dict[str, Any]:
         "steps_lower_bound": p.steps_lower_bound,
         "steps_difference": None if claimed is None else p.true_steps - claimed,
         "all_stages_optimal": p.all_optimal,
-        "closed_forms": [
-            {
-                "quantity": f.quantity,
-                "text": f.text,
-                "source": f.source,
-                "value": f.value,
-                "alternative": f.alternative,
-                "note": f.note,
-            }
-            for f in p.closed_forms
-        ],
+        "closed_forms": [asdict(f) for f in p.closed_forms],
         "timings": [
             {
                 "message_bytes": t.message_bytes,
