@@ -130,8 +130,11 @@ def _orbits(stage: Stage, period: int) -> tuple[IntArray, IntArray]:
 
 
 def _class_counts(n: int, period: int, lo: IntArray, length: IntArray) -> FloatArray:
-    """counts[r, e]: links of the orbit of arc r that fall in link class e (mod period)
-    covered by one orbit member... summed over the orbit: i.e. arc length split by class."""
+    """counts[r, e]: how many links of arc r lie in link class e (link index mod period).
+
+    In a period-t routing the orbit of arc r (its N/t shifts by t) puts exactly counts[r, e]
+    units' worth of load x_r on every link of class e, so the load of any link of class e is
+    sum_r counts[r, e] x_r."""
     full = length // period
     rem = length % period
     counts = np.repeat(full[:, None], period, axis=1).astype(np.float64)
@@ -162,17 +165,10 @@ def _periodic_model(
     `period` link classes. With load_cap, L is capped and the objective is total usage."""
     n = stage.nodes
     reps, rep_of = _orbits(stage, period)
-    orbit_size = n // period
     s, d, k = stage.sources[reps], stage.destinations[reps], stage.counts[reps]
     cw_len, ccw_len = (d - s) % n, (s - d) % n
-    cw = (
-        _class_counts(n, period, s, cw_len) * 1.0
-    )  # per member; orbit members cover classes equally
+    cw = _class_counts(n, period, s, cw_len)
     ccw = _class_counts(n, period, d, ccw_len)
-    # A t-periodic orbit of N/t members: link e's load sums each member's coverage of e; members
-    # are shifts by t, so link class e collects every member's links in class e once: the
-    # coverage of class e by one member, summed over members, divided by N/t links in the class.
-    # Per link: cw[r, e] (each member contributes its class-e links, N/t members, N/t links).
     nr = len(reps)
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
@@ -229,7 +225,6 @@ def _periodic_model(
             np.concatenate(rows_idx).astype(np.int32),
             np.concatenate(rows_val),
         )
-    del orbit_size
     return h, reps, rep_of
 
 
