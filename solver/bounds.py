@@ -43,11 +43,7 @@ class Routing:
     clockwise: IntArray
     cw_load: IntArray
     ccw_load: IntArray
-    value: int  # max(max_load, ceil(units_o / alpha_o)): a lower bound on chi for this routing
-
-    @property
-    def max_load(self) -> int:
-        return int(max(self.cw_load.max(initial=0), self.ccw_load.max(initial=0)))
+    value: int  # max(max link load, ceil(units_o / alpha_o)): a lower bound on chi here
 
 
 @dataclass(frozen=True)
@@ -159,10 +155,10 @@ def _solve(h: highspy.Highs, time_limit_s: float) -> tuple[FloatArray | None, fl
 
 
 def _periodic_model(
-    stage: Stage, period: int, integer: bool, load_cap: int | None
+    stage: Stage, period: int, integer: bool
 ) -> tuple[highspy.Highs, IntArray, IntArray]:
     """Variables: x_r for each orbit representative r, then L. Rows: CW and CCW load of the
-    `period` link classes. With load_cap, L is capped and the objective is total usage."""
+    `period` link classes, and the two independence rows. Objective: minimise L."""
     n = stage.nodes
     reps, rep_of = _orbits(stage, period)
     s, d, k = stage.sources[reps], stage.destinations[reps], stage.counts[reps]
@@ -178,13 +174,8 @@ def _periodic_model(
     allowed = stage.allowed[reps]
     lower[:nr][allowed == CW_ONLY] = k[allowed == CW_ONLY]
     upper[:nr][allowed == CCW_ONLY] = 0
-    if load_cap is not None:
-        upper[nr] = load_cap
     cost = np.zeros(nr + 1)
-    if load_cap is None:
-        cost[nr] = 1.0
-    else:
-        cost[:nr] = cw_len - ccw_len  # usage: x * cw_len + (k - x) * ccw_len, up to a constant
+    cost[nr] = 1.0
     h.addVars(nr + 1, lower, upper)
     h.changeColsCost(nr + 1, np.arange(nr + 1, dtype=np.int32), cost)
     if integer and nr:
@@ -343,20 +334,12 @@ def _solve_period(
     stage: Stage, period: int, time_limit_s: float
 ) -> tuple[Routing | None, float, bool]:
     """Integer min-max-load routing among period-`period` routings: (routing, bound, proven)."""
-    n = stage.nodes
-    if (
-        period < n
-        and stage.demand_count
-        and (stage.sources < period).sum() * period <= _DENSE_LIMIT
-    ):
-        h, reps, rep_of = _periodic_model(stage, period, integer=True, load_cap=None)
+    if stage.demand_count and _use_periodic(stage, period):
+        h, reps, rep_of = _periodic_model(stage, period, integer=True)
         values, bound, proven = _solve(h, time_limit_s)
         if values is None:
             return None, bound, False
-        nr = len(reps)
-        x_rep = dict(zip(reps.tolist(), values[:nr].tolist(), strict=True))
-        x = np.array([x_rep[int(r)] for r in rep_of])
-        return _routing_from(stage, x), bound, proven
+        return _routing_from(stage, _per_demand(values, reps, rep_of)), bound, proven
     h = _prefix_model(stage, integer=True, load_cap=None)
     values, bound, proven = _solve(h, time_limit_s)
     if values is None:
@@ -364,15 +347,23 @@ def _solve_period(
     return _routing_from(stage, values[: stage.demand_count]), bound, proven
 
 
+def _use_periodic(stage: Stage, period: int) -> bool:
+    """The orbit model applies below period N while its dense coefficients stay small."""
+    return period < stage.nodes and (stage.sources < period).sum() * period <= _DENSE_LIMIT
+
+
+def _per_demand(values: FloatArray, reps: IntArray, rep_of: IntArray) -> FloatArray:
+    """Spread the orbit representatives' values (reps ascending) to every demand."""
+    return values[np.searchsorted(reps, rep_of)]
+
+
 def _lp_solution(stage: Stage, period: int) -> tuple[float, FloatArray]:
     """LP value and per-demand fractional CW units of the period-`period` relaxation."""
-    n = stage.nodes
-    if period < n and (stage.sources < period).sum() * period <= _DENSE_LIMIT:
-        h, reps, rep_of = _periodic_model(stage, period, integer=False, load_cap=None)
+    if _use_periodic(stage, period):
+        h, reps, rep_of = _periodic_model(stage, period, integer=False)
         h.run()
         values = np.array(h.getSolution().col_value)
-        x_rep = dict(zip(reps.tolist(), values[: len(reps)].tolist(), strict=True))
-        x = np.array([x_rep[int(r)] for r in rep_of])
+        x = _per_demand(values, reps, rep_of)
     else:
         h = _prefix_model(stage, integer=False, load_cap=None)
         h.run()
