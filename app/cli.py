@@ -2,18 +2,32 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from app.catalog_view import catalog
+from app.persistence.database import migrate
+from app.plans import document
 from app.schemas import RwaInput
-from app.service import plan as plan_service
-from app.service import plan_payload, rwa, rwa_payload
+from app.service import prepare_plan, run_plan, rwa, rwa_payload
+from app.settings import get_settings
 from models.errors import InvalidInputError, RwaoptError
 from models.ring import Ring
 
@@ -150,64 +164,166 @@ def plan_command(
     time_limit: Annotated[float, typer.Option("--time-limit", help="seconds per stage")] = 10.0,
     max_tx: Annotated[int | None, typer.Option("--max-tx", help=MAX_TX_HELP)] = None,
     max_rx: Annotated[int | None, typer.Option("--max-rx", help=MAX_RX_HELP)] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="print the plan document as JSON")
+    ] = False,
+    as_csv: Annotated[
+        bool, typer.Option("--csv", help="print one CSV row per algorithm and message size")
+    ] = False,
 ) -> None:
-    """Plan algorithms: true steps (certified RWA per stage) beside the papers' claims."""
+    """Plan algorithms: true steps (certified RWA per stage) beside the papers' claims, time
+    per message size and the fastest algorithm for each."""
     try:
-        _check_method(method)
+        if as_json and as_csv:
+            raise InvalidInputError("choose one of --json and --csv")
         params = _parse_params(param)
         if params and (len(algorithm) != 1 or algorithm == ["all"]):
             raise InvalidInputError("--param needs exactly one --algorithm")
         ring = Ring(nodes, fibers, wavelengths)
-        per_algorithm = {algorithm[0]: params} if params else {}
-        progress = _progress if sys.stderr.isatty() else None
-        plans = plan_service(
+        spec = prepare_plan(
             collective,
             algorithm,
             ring,
-            per_algorithm,
+            {algorithm[0]: params} if params else {},
             message_bytes,
             None,
             method,
             time_limit,
-            progress,
             max_tx,
             max_rx,
         )
+        with LazyProgress(enabled=sys.stderr.isatty()) as progress:
+            plans = run_plan(spec, progress.update)
     except RwaoptError as error:
         _fail(error)
         return
-    payload = [plan_payload(p) for p in plans]
+    result = document(spec, plans)
     if as_json:
-        _emit_json(payload)
-        return
-    typer.echo(f"{'algorithm':<10}{'claimed':>10}{'true':>8}{'bound':>8}{'optimal':>9}  time (s)")
-    for p in payload:
+        _emit_json(result)
+    elif as_csv:
+        _emit_csv(result)
+    else:
+        _emit_table(result)
+
+
+def _emit_table(result: dict[str, Any]) -> None:
+    sizes = [t["message_bytes"] for t in result["algorithms"][0]["timings"]]
+    head = f"{'algorithm':<10}{'claimed':>10}{'true':>8}{'bound':>8}{'optimal':>10}"
+    head += "".join(f"{_size(m) + ' (s)':>14}" for m in sizes)
+    typer.echo(head)
+    for p in result["algorithms"]:
         claimed = "-" if p["claimed_steps"] is None else f"{p['claimed_steps']:g}"
-        optimal = sum(s["status"] == "optimal" for s in p["stages"])
-        typer.echo(
-            f"{p['algorithm']:<10}{claimed:>10}{p['true_steps']:>8}{p['steps_lower_bound']:>8}"
-            f"{optimal:>5}/{len(p['stages']):<3}  {p['time_s']:.6g}"
-        )
+        optimal = f"{sum(s['status'] == 'optimal' for s in p['stages'])}/{len(p['stages'])}"
+        line = f"{p['algorithm']:<10}{claimed:>10}{p['true_steps']:>8}{p['steps_lower_bound']:>8}"
+        line += f"{optimal:>10}" + "".join(f"{t['time_s']:>14.6g}" for t in p["timings"])
+        typer.echo(line)
+    for r in result["recommendation"]:
+        typer.echo(f"fastest at {_size(r['message_bytes'])}: {r['why']}")
 
 
-def _progress(done: int, total: int) -> None:
-    if total >= 20 and (done == total or done % max(1, total // 50) == 0):
-        sys.stderr.write(f"\r  stages {done}/{total}")
-        if done == total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+CSV_COLUMNS = (
+    "algorithm",
+    "claimed_steps",
+    "true_steps",
+    "steps_lower_bound",
+    "all_stages_optimal",
+    "message_bytes",
+    "time_s",
+    "claimed_time_s",
+    "hardware_bound_s",
+    "efficiency",
+)
+
+
+def _emit_csv(result: dict[str, Any]) -> None:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for p in result["algorithms"]:
+        for t in p["timings"]:
+            writer.writerow(
+                [
+                    p["algorithm"],
+                    p["claimed_steps"],
+                    p["true_steps"],
+                    p["steps_lower_bound"],
+                    p["all_stages_optimal"],
+                    t["message_bytes"],
+                    t["time_s"],
+                    t["claimed_time_s"],
+                    t["hardware_bound_s"],
+                    t["efficiency"],
+                ]
+            )
+    typer.echo(out.getvalue(), nl=False)
+
+
+def _size(message_bytes: float) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if message_bytes >= scale and message_bytes % scale == 0:
+            return f"{message_bytes / scale:g} {unit}"
+    return f"{message_bytes:g} B"
+
+
+class LazyProgress:
+    """A rich progress bar on stderr that appears only once a plan has run for `delay_s`
+    seconds, so quick plans print nothing extra."""
+
+    def __init__(self, enabled: bool, delay_s: float = 1.5) -> None:
+        self.enabled = enabled
+        self.delay_s = delay_s
+        self.started = time.monotonic()
+        self.bar: Progress | None = None
+        self.tasks: dict[str, TaskID] = {}
+
+    def __enter__(self) -> LazyProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def update(self, name: str, done: int, total: int) -> None:
+        if not self.enabled or time.monotonic() - self.started < self.delay_s:
+            return
+        if self.bar is None:
+            self.bar = Progress(
+                TextColumn("{task.description:<8}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("stages"),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=False,
+            )
+            self.bar.start()
+        if name not in self.tasks:
+            self.tasks[name] = self.bar.add_task(name, total=total)
+        self.bar.update(self.tasks[name], completed=done)
 
 
 @cli.command("serve")
 def serve_command(
-    host: Annotated[str, typer.Option(help="bind address")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="port")] = 8000,
+    host: Annotated[str | None, typer.Option(help="bind address (default RWAOPT_HOST)")] = None,
+    port: Annotated[int | None, typer.Option(help="port (default RWAOPT_PORT)")] = None,
 ) -> None:
-    """Run the HTTP service (uvicorn) on the embedded default."""
+    """Run the HTTP service (uvicorn); the database is migrated at start-up."""
     import uvicorn
 
-    uvicorn.run("app.main:app", host=host, port=port)
+    settings = get_settings()
+    uvicorn.run("app.main:app", host=host or settings.host, port=port or settings.port)
+
+
+@cli.command("worker")
+def worker_command(
+    burst: Annotated[bool, typer.Option(help="stop when the queue is empty")] = False,
+) -> None:
+    """Run an RQ worker for queued plans (RWAOPT_JOBS=rq; Redis at RWAOPT_REDIS_URL)."""
+    from app.jobs import run_worker
+
+    settings = get_settings()
+    migrate(settings.database_url)
+    run_worker(settings, burst=burst)
 
 
 def main() -> None:

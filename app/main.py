@@ -1,35 +1,67 @@
-"""The FastAPI application: health, readiness and the /api/v1 resources built so far
-(algorithms, rwa). Plans, persistence and plots come with the service issue."""
+"""The FastAPI application: health, readiness, the /api/v1 resources, and the docs pages
+(Swagger UI at /docs, ReDoc at /redoc) served from the installed fastapi-offline package, so
+they work with no internet."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from fastapi import APIRouter, FastAPI
 from fastapi.responses import JSONResponse
+from fastapi_offline import FastAPIOffline
 
 from app.api import errors
-from app.api.routes import algorithms, rwa
+from app.api.routes import algorithms, plans, rwa
+from app.persistence.database import dispose_all, migrate, reachable
+from app.settings import get_settings
 
-app = FastAPI(title="rwaopt", version="0.1.0")
+DESCRIPTION = """True step counts, times and optical feasibility of collective algorithms
+(OpTree, WRHT, Ring, RD, NE, BT, H-Ring, tunable-radix all-to-all) on bidirectional WDM rings.
+
+Start with **POST /api/v1/plans** ("Try it out" runs the small example in about a second), then
+open `/api/v1/plans/{id}/plots/time-vs-message.png` and `.../assignment?format=csv`."""
+
+
+@asynccontextmanager
+async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    migrate(get_settings().database_url)
+    yield
+    dispose_all()
+
+
+app = FastAPIOffline(title="rwaopt", version="0.2.0", description=DESCRIPTION, lifespan=lifespan)
 errors.install(app)
 
 api = APIRouter(prefix="/api/v1")
 api.include_router(algorithms.router)
 api.include_router(rwa.router)
+api.include_router(plans.router)
 app.include_router(api)
 
 
-@app.get("/health")
+@app.get("/health", tags=["service"])
 def health() -> dict[str, str]:
     """Liveness: the process answers."""
     return {"status": "ok"}
 
 
-@app.get("/ready", response_model=None)
+@app.get(
+    "/ready",
+    tags=["service"],
+    response_model=None,
+    responses={503: {"description": "database unreachable or a solver does not import"}},
+)
 def ready() -> dict[str, str] | JSONResponse:
-    """Readiness: both solver libraries import (HiGHS via highspy, CP-SAT via ortools)."""
+    """Readiness: the database answers and both solver libraries import (HiGHS via highspy,
+    CP-SAT via ortools)."""
     try:
         import highspy  # noqa: F401
         from ortools.sat.python import cp_model  # noqa: F401
     except ImportError as error:  # pragma: no cover - only on a broken install
         return JSONResponse({"status": "not ready", "reason": str(error)}, status_code=503)
+    if not reachable(get_settings().database_url):
+        return JSONResponse(
+            {"status": "not ready", "reason": "database unreachable"}, status_code=503
+        )
     return {"status": "ready"}

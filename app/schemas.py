@@ -1,8 +1,9 @@
-"""Pydantic types at the boundary (CLI input files and, later, REST bodies)."""
+"""Pydantic types at the boundary: CLI input files, REST bodies and REST responses."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -42,3 +43,202 @@ class RwaInput(BaseModel):
 
 
 Method = Literal["auto", "exact", "exact-highs", "heuristic"]
+
+
+MAX_MESSAGE_BYTES = 1e15  # 1 PB: beyond this a message size is a typo, not a plan
+MAX_MESSAGE_SIZES = 64
+MAX_ALGORITHMS = 32
+
+
+class RingSpec(BaseModel):
+    """The WDM ring (SPEC section 1)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    nodes: Annotated[int, Field(ge=2, le=MAX_NODES, description="ring size N (nodes/GPUs)")]
+    fibers_per_direction: Annotated[
+        int, Field(ge=1, le=64, description="fibres per direction F")
+    ] = 1
+    wavelengths_per_fiber: Annotated[
+        int, Field(ge=1, le=4096, description="wavelengths per fibre w")
+    ] = 64
+
+
+class HardwareSpec(BaseModel):
+    """Per-slot time constants (OpTree journal Sec. V-A, WRHT Table II)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    bandwidth_per_wavelength_gbps: Annotated[
+        float, Field(gt=0, le=1e4, description="line rate of one wavelength, Gb/s")
+    ] = 40.0
+    mrr_reconfiguration_us: Annotated[
+        float, Field(ge=0, le=1e6, description="micro-ring retuning delay per slot, us")
+    ] = 25.0
+    oeo_cycles_per_flit: Annotated[
+        float, Field(ge=0, le=1e6, description="O/E/O conversion clock cycles per flit")
+    ] = 1.0
+    flit_bytes: Annotated[int, Field(ge=1, le=1 << 20, description="flit size, bytes")] = 32
+    clock_ghz: Annotated[
+        float,
+        Field(
+            gt=0,
+            le=100,
+            description="clock of the O/E/O conversion, GHz (an assumption: "
+            "the papers give none; 4.0 is the WRHT paper's i7-6700K)",
+        ),
+    ] = 4.0
+
+
+AlgorithmParams = dict[str, int | list[int]]
+
+
+class PlanRequest(BaseModel):
+    """What `POST /api/v1/plans` and `rwaopt plan` take."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ring: RingSpec
+    hardware: HardwareSpec = Field(default_factory=HardwareSpec)
+    collective: Literal["allgather", "allreduce", "alltoall"]
+    algorithms: Annotated[
+        list[str] | Literal["all"],
+        Field(
+            description="algorithm names of the collective, or 'all' (every one that "
+            "accepts this ring)"
+        ),
+    ] = "all"
+    parameters: Annotated[
+        dict[str, AlgorithmParams],
+        Field(description="per algorithm name: its parameters, e.g. {'hring': {'group': 32}}"),
+    ] = Field(default_factory=dict)
+    message_sizes_bytes: Annotated[
+        list[Annotated[float, Field(gt=0, le=MAX_MESSAGE_BYTES)]],
+        Field(
+            min_length=1,
+            max_length=MAX_MESSAGE_SIZES,
+            description="per-node message sizes to time, bytes",
+        ),
+    ]
+    method: Method = "auto"
+    time_limit_s: Annotated[
+        float, Field(gt=0, le=MAX_TIME_LIMIT_S, description="solver time limit per stage, s")
+    ] = 10.0
+    max_tx_per_node: Annotated[
+        int | None, Field(ge=1, description="most lightpaths a node sends per slot")
+    ] = None
+    max_rx_per_node: Annotated[
+        int | None, Field(ge=1, description="most lightpaths a node receives per slot")
+    ] = None
+
+    @field_validator("algorithms")
+    @classmethod
+    def _names(cls, names: list[str] | str) -> list[str] | str:
+        if isinstance(names, list):
+            if not 1 <= len(names) <= MAX_ALGORITHMS:
+                raise ValueError(f"give 1 to {MAX_ALGORITHMS} algorithm names, or 'all'")
+            if len(set(names)) != len(names):
+                raise ValueError("algorithm names repeat")
+        return names
+
+
+class ErrorBody(BaseModel):
+    """Every error: a stable code, a message saying what to change, and details."""
+
+    code: str
+    message: str
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+class StageResult(BaseModel):
+    index: int
+    label: str
+    demands: int = Field(description="distinct (source, destination) demands")
+    unit_lightpaths: int = Field(description="lightpaths of one item each")
+    chi: int = Field(description="channels used: (slot, fibre, wavelength) colours")
+    steps: int = Field(description="time slots: ceil(chi / (F w))")
+    lower_bound: int = Field(description="proven lower bound on chi")
+    gap: float = Field(description="(chi - lower_bound) / chi; 0 when optimal")
+    status: str = Field(description="optimal, feasible, time_limit or infeasible")
+    method: str
+    solution_stage: int = Field(description="index of the first stage with the same demands")
+
+
+class ClosedFormResult(BaseModel):
+    quantity: str
+    text: str = Field(description="the formula as printed")
+    source: str = Field(description="paper and equation or table")
+    value: float | None
+    alternative: float | None
+    note: str
+
+
+class TimingResult(BaseModel):
+    message_bytes: float
+    item_bytes: float = Field(description="bytes one lightpath carries per slot")
+    time_s: float = Field(description="true steps x slot time")
+    claimed_time_s: float | None = Field(description="closed-form steps x slot time")
+    hardware_bound_s: float = Field(description="least time any algorithm could take")
+    efficiency: float = Field(description="hardware_bound_s / time_s")
+
+
+class AlgorithmResult(BaseModel):
+    collective: str
+    algorithm: str
+    parameters: dict[str, int | list[int]]
+    claimed_steps: float | None
+    claimed_steps_source: str | None
+    true_steps: int
+    steps_lower_bound: int
+    steps_difference: float | None = Field(description="true_steps - claimed_steps")
+    all_stages_optimal: bool
+    closed_forms: list[ClosedFormResult]
+    timings: list[TimingResult]
+    time_s: float | None = Field(description="time for the first message size")
+    seconds: float = Field(description="wall-clock seconds the solve took")
+    stages: list[StageResult]
+
+
+class Recommendation(BaseModel):
+    message_bytes: float
+    algorithm: str
+    time_s: float
+    tied_with: list[str] = Field(description="other algorithms exactly as fast")
+    fastest_by_closed_form: str | None = Field(
+        description="what the papers' closed forms would pick (their claimed steps)"
+    )
+    why: str
+
+
+class PlanResult(BaseModel):
+    collective: str
+    ring: RingSpec
+    algorithms: list[AlgorithmResult]
+    recommendation: list[Recommendation]
+
+
+class PlanDocument(BaseModel):
+    id: str
+    status: Literal["queued", "running", "done", "failed"]
+    created_at: datetime
+    seconds: float | None = Field(description="solve wall-clock seconds, once done")
+    request: PlanRequest
+    result: PlanResult | None
+    error: ErrorBody | None
+
+
+class PlanSummary(BaseModel):
+    id: str
+    status: Literal["queued", "running", "done", "failed"]
+    created_at: datetime
+    collective: str
+    nodes: int
+    algorithms: list[str] | Literal["all"]
+    seconds: float | None
+
+
+class PlanPage(BaseModel):
+    total: int
+    offset: int
+    limit: int
+    items: list[PlanSummary]

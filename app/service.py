@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from app.schemas import MAX_TIME_LIMIT_S, RwaInput
-from models.algorithms.base import ParamValue
-from models.algorithms.catalog import algorithms, get_algorithm
-from models.errors import InvalidInputError
+from app.schemas import MAX_MESSAGE_BYTES, MAX_TIME_LIMIT_S, RwaInput
+from models.algorithms.base import Algorithm, Params, ParamValue
+from models.algorithms.catalog import algorithms, get_algorithm, parse_collective
+from models.errors import AlgorithmRefusedError, InvalidInputError, UnknownAlgorithmError
 from models.ring import Hardware, Ring
 from models.stage import ALLOWED_NAMES, Stage
 from solver.outcome import RwaResult
 from solver.plan import AlgorithmPlan, ProgressCallback, plan_algorithm
 from solver.solve import solve_stage
+
+METHODS = ("auto", "exact", "exact-highs", "heuristic")
+PlanProgress = Callable[[str, int, int], None]
 
 
 def check_time_limit(time_limit_s: float) -> None:
@@ -94,7 +97,23 @@ def rwa_payload(stage: Stage, result: RwaResult, ring: Ring) -> dict[str, Any]:
     }
 
 
-def plan(
+@dataclass(frozen=True)
+class PlanSpec:
+    """A checked plan request: every algorithm resolved against the ring, nothing solved yet.
+    Built by `prepare_plan` (so bad input fails before any job is queued)."""
+
+    collective: str
+    ring: Ring
+    hardware: Hardware
+    choices: tuple[tuple[Algorithm, Params], ...]
+    message_bytes: tuple[float, ...]
+    method: str = "auto"
+    time_limit_s: float = 10.0
+    max_tx: int | None = None
+    max_rx: int | None = None
+
+
+def prepare_plan(
     collective: str,
     names: Sequence[str],
     ring: Ring,
@@ -103,16 +122,29 @@ def plan(
     hardware: Hardware | None = None,
     method: str = "auto",
     time_limit_s: float = 10.0,
-    progress: ProgressCallback | None = None,
     max_tx: int | None = None,
     max_rx: int | None = None,
-) -> list[AlgorithmPlan]:
-    """Plan the named algorithms ("all" = every one of the collective that accepts the ring)."""
+) -> PlanSpec:
+    """Check everything a plan needs; names == ["all"] picks every algorithm of the collective
+    that accepts the ring with its parameters."""
     check_time_limit(time_limit_s)
     check_node_limits(max_tx, max_rx)
+    if method not in METHODS:
+        raise InvalidInputError(f"unknown method {method!r}; use one of: {', '.join(METHODS)}")
     if not message_bytes:
         raise InvalidInputError("give at least one message size in bytes")
+    for size in message_bytes:
+        if not 0 < size <= MAX_MESSAGE_BYTES:
+            raise InvalidInputError(
+                f"message size must be in (0, {MAX_MESSAGE_BYTES:g}] bytes, got {size}"
+            )
+    parse_collective(collective)
     if list(names) == ["all"]:
+        unknown = sorted(set(params) - {a.name for a in algorithms(collective)})
+        if unknown:
+            raise UnknownAlgorithmError(
+                f"parameters given for {', '.join(unknown)}, not an algorithm of {collective}"
+            )
         chosen = [
             a
             for a in algorithms(collective)
@@ -120,16 +152,107 @@ def plan(
         ]
     else:
         chosen = [get_algorithm(collective, name) for name in names]
-    return [
-        plan_algorithm(
-            a, ring, params.get(a.name), message_bytes, hardware, method, time_limit_s, progress
+        stray = sorted(set(params) - set(names))
+        if stray:
+            raise InvalidInputError(
+                f"parameters given for {', '.join(stray)}, which is not among the algorithms"
+            )
+    if not chosen:
+        raise AlgorithmRefusedError(
+            f"no {collective} algorithm accepts N={ring.nodes} with these parameters"
         )
-        for a in chosen
-    ]
+    return PlanSpec(
+        collective=collective,
+        ring=ring,
+        hardware=hardware or Hardware(),
+        choices=tuple((a, a.resolve(ring, params.get(a.name))) for a in chosen),
+        message_bytes=tuple(float(m) for m in message_bytes),
+        method=method,
+        time_limit_s=time_limit_s,
+        max_tx=max_tx,
+        max_rx=max_rx,
+    )
+
+
+def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> list[AlgorithmPlan]:
+    """Solve every stage of every chosen algorithm; `progress(algorithm, done, total)`."""
+    plans = []
+    for algorithm, params in spec.choices:
+        step = None if progress is None else _bind(progress, algorithm.name)
+        plans.append(
+            plan_algorithm(
+                algorithm,
+                spec.ring,
+                params,
+                spec.message_bytes,
+                spec.hardware,
+                spec.method,
+                spec.time_limit_s,
+                step,
+                spec.max_tx,
+                spec.max_rx,
+            )
+        )
+    return plans
+
+
+def _bind(progress: PlanProgress, name: str) -> ProgressCallback:
+    return lambda done, total: progress(name, done, total)
+
+
+def recommendation(plans: Sequence[AlgorithmPlan]) -> list[dict[str, Any]]:
+    """The fastest algorithm (true time) per message size, with why, and what the papers'
+    closed forms would have picked instead."""
+    advice: list[dict[str, Any]] = []
+    if not plans:
+        return advice
+    for i, size in enumerate(plans[0].timings):
+        ranked = sorted(plans, key=lambda p: (p.timings[i].time_s, p.algorithm))
+        best = ranked[0]
+        claimed = [p for p in plans if p.timings[i].claimed_time_s is not None]
+        by_claim = min(
+            claimed, key=lambda p: (p.timings[i].claimed_time_s or 0.0, p.algorithm), default=None
+        )
+        t = best.timings[i]
+        why = (
+            f"{best.algorithm}: {best.true_steps} true steps, {t.time_s:.6g} s "
+            f"({t.efficiency:.1%} of the hardware bound's speed)"
+        )
+        tied = [p.algorithm for p in ranked[1:] if p.timings[i].time_s <= t.time_s * (1 + 1e-9)]
+        slower = [p for p in ranked[1:] if p.algorithm not in tied]
+        if tied:
+            why += f"; tied with {', '.join(tied)}"
+        if slower:
+            runner = slower[0]
+            why += (
+                f"; next {runner.algorithm}: {runner.true_steps} steps, "
+                f"{runner.timings[i].time_s:.6g} s"
+            )
+        if by_claim is not None and by_claim.algorithm != best.algorithm:
+            why += (
+                f"; the papers' closed forms would pick {by_claim.algorithm} "
+                f"(claimed {by_claim.claimed_steps:g} steps, true {by_claim.true_steps})"
+            )
+        advice.append(
+            {
+                "message_bytes": size.message_bytes,
+                "algorithm": best.algorithm,
+                "time_s": t.time_s,
+                "tied_with": tied,
+                "fastest_by_closed_form": None if by_claim is None else by_claim.algorithm,
+                "why": why,
+            }
+        )
+    return advice
 
 
 def plan_payload(p: AlgorithmPlan) -> dict[str, Any]:
+    """One algorithm's plan as JSON-ready data. Identical stages share one solution: a stage's
+    `solution_stage` is the index of the first stage with the same demands."""
     claimed = p.claimed_steps
+    first: dict[int, int] = {}
+    for s in p.stages:
+        first.setdefault(id(s.result), s.index)
     return {
         "collective": p.collective,
         "algorithm": p.algorithm,
@@ -166,6 +289,7 @@ def plan_payload(p: AlgorithmPlan) -> dict[str, Any]:
                 "gap": s.result.gap,
                 "status": s.result.status.value,
                 "method": s.result.method.value,
+                "solution_stage": first[id(s.result)],
             }
             for s in p.stages
         ],

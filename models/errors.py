@@ -42,3 +42,15 @@ class DataFlowError(RwaoptError):
     """An algorithm's schedule does not deliver the collective (a bug, never user input)."""
 
     code = "dataflow_error"
+
+
+class NotFoundError(RwaoptError):
+    """A resource the caller named (e.g. a plan id) does not exist."""
+
+    code = "not_found"
+
+
+class NotReadyError(RwaoptError):
+    """The resource exists but is not finished yet (e.g. a queued plan has no lightpaths)."""
+
+    code = "not_ready"

@@ -77,3 +77,21 @@ class Assignment:
             "wavelength": colour % w,
             "hops": hops,
         }
+
+    def link_loads(self, ring: Ring, stage: Stage) -> IntArray:
+        """Lightpaths crossing every directed link over the whole stage, shape (2, N):
+        row 0 CW link i (i -> i+1), row 1 CCW link i (i+1 -> i). Each link carries at most
+        F w lightpaths per slot, so a load / (steps F w) is that link's channel usage."""
+        n = ring.nodes
+        loads = np.zeros((2, n + 1), dtype=np.int64)
+        s, d = stage.sources[self.demand], stage.destinations[self.demand]
+        for direction in (0, 1):
+            pick = self.direction == direction
+            # CW s -> d covers links s .. d-1; CCW s -> d covers links d .. s-1 (mod N).
+            lo, hi = (s[pick], d[pick]) if direction == 0 else (d[pick], s[pick])
+            k = self.count[pick]
+            np.add.at(loads[direction], lo, k)
+            np.add.at(loads[direction], hi, -k)
+            np.add.at(loads[direction], np.zeros(int((lo > hi).sum()), dtype=np.int64),
+                      k[lo > hi])
+        return np.cumsum(loads[:, :n], axis=1)

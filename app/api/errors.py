@@ -9,11 +9,15 @@ from fastapi.responses import JSONResponse
 from models.errors import (
     AlgorithmRefusedError,
     LimitExceededError,
+    NotFoundError,
+    NotReadyError,
     RwaoptError,
     UnknownAlgorithmError,
 )
 
-STATUS = {
+STATUS: dict[type[RwaoptError], int] = {
+    NotFoundError: 404,
+    NotReadyError: 409,
     UnknownAlgorithmError: 404,
     AlgorithmRefusedError: 422,
     LimitExceededError: 413,

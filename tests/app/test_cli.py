@@ -91,7 +91,10 @@ def test_plan_json_contract() -> None:
         "--json",
     )
     assert code == 0
-    (plan,) = json.loads(out)
+    doc = json.loads(out)
+    assert doc["ring"] == {"nodes": 16, "fibers_per_direction": 1, "wavelengths_per_fiber": 2}
+    (plan,) = doc["algorithms"]
+    assert doc["recommendation"][0]["algorithm"] == "optree"
     assert set(plan) >= {"claimed_steps", "true_steps", "time_s", "stages"}
     for stage in plan["stages"]:
         assert set(stage) >= {"chi", "steps", "lower_bound", "status"}
@@ -135,24 +138,24 @@ def test_plan_unknown_parameter() -> None:
     assert code == 2 and "has no parameter radix" in err
 
 
-def test_plan_table_golden() -> None:
-    code, out, _ = run(
-        "plan",
-        "--collective",
-        "allreduce",
-        "--algorithm",
-        "ring",
-        "--nodes",
-        "4",
-        "--wavelengths",
-        "2",
-        "--message-bytes",
-        "4096",
-    )
+GOLDEN = Path(__file__).with_name("golden")
+GOLDEN_ARGS = (
+    "plan", "--collective", "allreduce", "--algorithm", "ring", "--algorithm", "rd",
+    "--nodes", "4", "--wavelengths", "2", "--message-bytes", "4096", "--message-bytes", "1048576",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(("flag", "golden"), [((), "plan_allreduce_n4.txt"),
+                                               (("--csv",), "plan_allreduce_n4.csv")])
+def test_plan_golden(flag: tuple[str, ...], golden: str) -> None:
+    """The golden files were checked by hand against OpTree eq. (3), slot = d/B + a:
+    ring all-reduce N=4 moves 2 (N-1) = 6 chunks of m/4; at m = 4096 B a slot is
+    1024 * 8 / 40e9 + 25e-6 + 32 flits / 4e9 = 25.2128 us, so 151.2768 us; RD takes
+    log2 4 = 2 slots of the whole message: 2 (4096 * 8 / 40e9 + 25e-6 + 128 / 4e9) =
+    51.7024 us; at 1 MiB ring 6 * 79.4768 us = 476.8608 us beats RD 2 * 242.9072 us."""
+    code, out, _ = run(*GOLDEN_ARGS, *flag)
     assert code == 0
-    lines = out.splitlines()
-    assert lines[0].split() == ["algorithm", "claimed", "true", "bound", "optimal", "time", "(s)"]
-    assert lines[1].split()[:5] == ["ring", "6", "6", "6", "6/6"]
+    assert out == (GOLDEN / golden).read_text()
 
 
 def test_algorithms_unknown_collective() -> None:

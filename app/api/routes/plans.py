@@ -1,0 +1,240 @@
+"""Plans: POST /api/v1/plans (solve now or queue), read, page, delete, lightpath table, plots."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Depends, Query, Response, status
+from fastapi.responses import StreamingResponse
+
+from app.api.deps import get_store
+from app.jobs import submit
+from app.lightpath_table import rows
+from app.persistence.store import PlanStore
+from app.persistence.tables import PlanRow
+from app.plans import execute, spec_from_request
+from app.plots import KINDS, channel_usage_figure, render, time_figure
+from app.schemas import PlanDocument, PlanPage, PlanRequest, PlanSummary
+from models.errors import NotFoundError, NotReadyError
+
+router = APIRouter(prefix="/plans", tags=["plans"])
+
+SMALL = {
+    "ring": {"nodes": 16, "fibers_per_direction": 1, "wavelengths_per_fiber": 4},
+    "collective": "allgather",
+    "algorithms": "all",
+    "message_sizes_bytes": [4096, 1048576, 67108864],
+    "time_limit_s": 5,
+}
+N1024 = {
+    "ring": {"nodes": 1024, "fibers_per_direction": 1, "wavelengths_per_fiber": 64},
+    "collective": "allgather",
+    "algorithms": "all",
+    "message_sizes_bytes": [65536, 1048576, 4194304, 67108864],
+    "time_limit_s": 10,
+}
+EXAMPLES = {
+    "small": {
+        "summary": "every all-gather algorithm, N=16, w=4 (a second)",
+        "value": SMALL,
+    },
+    "allgather_1024": {
+        "summary": "every all-gather algorithm, N=1024, w=64 (about two minutes; "
+        "or set wait=false and poll)",
+        "value": N1024,
+    },
+    "hring_group": {
+        "summary": "H-Ring all-reduce with its group size, N=64",
+        "value": {
+            "ring": {"nodes": 64, "wavelengths_per_fiber": 8},
+            "collective": "allreduce",
+            "algorithms": ["hring", "ring", "wrht"],
+            "parameters": {"hring": {"group": 8}},
+            "message_sizes_bytes": [1048576],
+        },
+    },
+}
+
+Store = Annotated[PlanStore, Depends(get_store)]
+ERRORS: dict[int | str, dict[str, Any]] = {
+    404: {"description": "no such plan"},
+    409: {"description": "the plan is not done yet"},
+}
+
+
+def document(row: PlanRow) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "status": row.status,
+        "created_at": _utc(row.created_at),
+        "seconds": row.seconds,
+        "request": row.request,
+        "result": row.result,
+        "error": row.error,
+    }
+
+
+def _utc(moment: datetime) -> datetime:
+    """SQLite drops the time zone of stored datetimes; every stored time is UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+@router.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    response_model=PlanDocument,
+    responses={202: {"model": PlanDocument, "description": "queued (wait=false)"}},
+)
+def create_plan(
+    body: Annotated[PlanRequest, Body(openapi_examples=EXAMPLES)],
+    store: Store,
+    response: Response,
+    wait: Annotated[
+        bool,
+        Query(
+            description="true: solve now and return the plan (201); false: queue it and "
+            "return at once (202), then poll GET /api/v1/plans/{id}"
+        ),
+    ] = True,
+) -> dict[str, Any]:
+    """Plan the algorithms: per algorithm its stages (chi, steps, bound, gap, status, method),
+    claimed vs true steps, time per message size, efficiency against the hardware bound, and
+    a recommendation per message size. The request is checked completely before anything is
+    solved or stored; a solve runs in a worker thread (or an RQ worker), never on the event
+    loop."""
+    spec = spec_from_request(body)
+    request = body.model_dump(mode="json")
+    if not wait:
+        row = store.create(request, status="queued")
+        submit(row.id)
+        response.status_code = status.HTTP_202_ACCEPTED
+        response.headers["Location"] = f"/api/v1/plans/{row.id}"
+        return document(row)
+    result, solutions, seconds = execute(spec)
+    row = store.create(request, "done", result, solutions, seconds)
+    response.headers["Location"] = f"/api/v1/plans/{row.id}"
+    return document(row)
+
+
+@router.get("", response_model=PlanPage)
+def list_plans(
+    store: Store,
+    offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
+    limit: Annotated[int, Query(ge=1, le=200)] = 20,
+) -> dict[str, Any]:
+    """Stored plans, newest first."""
+    total, found = store.page(offset, limit)
+    items = [
+        PlanSummary(
+            id=r.id,
+            status=r.status,  # type: ignore[arg-type]
+            created_at=_utc(r.created_at),
+            collective=r.request["collective"],
+            nodes=r.request["ring"]["nodes"],
+            algorithms=r.request["algorithms"],
+            seconds=r.seconds,
+        )
+        for r in found
+    ]
+    return {"total": total, "offset": offset, "limit": limit, "items": items}
+
+
+def _row(store: PlanStore, plan_id: str) -> PlanRow:
+    row = store.get(plan_id)
+    if row is None:
+        raise NotFoundError(f"no plan {plan_id!r}; GET /api/v1/plans lists the stored plans")
+    return row
+
+
+def _done(store: PlanStore, plan_id: str) -> PlanRow:
+    row = _row(store, plan_id)
+    if row.status != "done" or row.result is None:
+        raise NotReadyError(
+            f"plan {plan_id} is {row.status}; its lightpaths and plots exist once it is done",
+            {"status": row.status},
+        )
+    return row
+
+
+@router.get("/{plan_id}", response_model=PlanDocument, responses={404: ERRORS[404]})
+def get_plan(plan_id: str, store: Store) -> dict[str, Any]:
+    return document(_row(store, plan_id))
+
+
+@router.delete("/{plan_id}", status_code=204, responses={404: ERRORS[404]})
+def delete_plan(plan_id: str, store: Store) -> Response:
+    if not store.delete(plan_id):
+        raise NotFoundError(f"no plan {plan_id!r}")
+    return Response(status_code=204)
+
+
+@router.get(
+    "/{plan_id}/assignment",
+    responses={
+        200: {
+            "content": {"text/csv": {}, "application/x-ndjson": {}},
+            "description": "one row per lightpath: algorithm, stage, source, destination, "
+            "direction, fiber, wavelength, slot, hops",
+        },
+        **ERRORS,
+    },
+    response_class=StreamingResponse,
+)
+def assignment(
+    plan_id: str,
+    store: Store,
+    format: Annotated[Literal["csv", "ndjson"], Query(description="csv or ndjson")] = "csv",
+    algorithm: Annotated[
+        str | None, Query(description="only this algorithm (default: all)", max_length=32)
+    ] = None,
+) -> StreamingResponse:
+    """The lightpath table, streamed in chunks (an N=1024 plan has millions of rows)."""
+    row = _done(store, plan_id)
+    assert row.result is not None
+    result = row.result
+    if algorithm is not None:
+        result = {
+            **result,
+            "algorithms": [a for a in result["algorithms"] if a["algorithm"] == algorithm],
+        }
+        if not result["algorithms"]:
+            raise NotFoundError(f"plan {plan_id} has no algorithm {algorithm!r}")
+    media = "text/csv" if format == "csv" else "application/x-ndjson"
+    return StreamingResponse(
+        rows(result, store.solutions(plan_id, algorithm), format),
+        media_type=media,
+        headers={"Content-Disposition": f'attachment; filename="plan-{plan_id}.{format}"'},
+    )
+
+
+@router.get(
+    "/{plan_id}/plots/{kind}.{fmt}",
+    responses={
+        200: {"content": {"image/png": {}, "image/svg+xml": {}}, "description": "the plot"},
+        **ERRORS,
+    },
+    response_class=Response,
+)
+def plot(
+    plan_id: str,
+    kind: Literal["channel-usage", "time-vs-message"],
+    fmt: Literal["png", "svg"],
+    store: Store,
+    algorithm: Annotated[
+        str | None,
+        Query(description="channel-usage: which algorithm (default: the first)", max_length=32),
+    ] = None,
+) -> Response:
+    """channel-usage: lightpaths per link / (slots F w) for every stage of one algorithm;
+    time-vs-message: true and closed-form time per algorithm against message size."""
+    assert kind in KINDS
+    row = _done(store, plan_id)
+    assert row.result is not None
+    if kind == "time-vs-message":
+        fig = time_figure(row.result)
+    else:
+        name = algorithm or row.result["algorithms"][0]["algorithm"]
+        fig = channel_usage_figure(row.result, store.solutions(plan_id, name), name)
+    media = "image/png" if fmt == "png" else "image/svg+xml"
+    return Response(render(fig, fmt), media_type=media)

@@ -1,0 +1,83 @@
+"""Queued plans: run in threads of the API process (embedded default) or by RQ workers
+reading Redis (`RWAOPT_JOBS=rq`, workers started with `rwaopt worker`).
+
+Both run `run_plan_job`, which reads the request from the database and writes the result back
+in one transaction, so a job that dies leaves the plan queued/running, never half-written.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
+
+from app.persistence.store import PlanStore
+from app.plans import execute, spec_from_request
+from app.schemas import PlanRequest
+from app.settings import Settings, get_settings
+from models.errors import RwaoptError
+
+log = logging.getLogger("rwaopt.jobs")
+
+JOB_TIMEOUT_S = 24 * 3600
+
+
+def run_plan_job(plan_id: str, database_url: str | None = None) -> str:
+    """Solve a queued plan; returns its final status ('done', 'failed' or 'gone')."""
+    store = PlanStore(database_url or get_settings().database_url)
+    row = store.get(plan_id)
+    if row is None or not store.mark_running(plan_id):
+        return "gone"
+    try:
+        spec = spec_from_request(PlanRequest.model_validate(row.request))
+        result, solutions, seconds = execute(spec)
+    except RwaoptError as error:
+        store.fail(plan_id, {"code": error.code, "message": error.message, "detail": error.detail})
+        return "failed"
+    except Exception as error:  # a bug: keep the plan readable and say what happened
+        log.exception("plan %s failed", plan_id)
+        store.fail(
+            plan_id,
+            {
+                "code": "internal_error",
+                "message": f"{type(error).__name__}: {error}",
+                "detail": {"traceback": traceback.format_exc(limit=5)},
+            },
+        )
+        return "failed"
+    return "done" if store.finish(plan_id, result, solutions, seconds) else "gone"
+
+
+@lru_cache(maxsize=1)
+def _pool(workers: int) -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rwaopt-plan")
+
+
+def submit(plan_id: str, settings: Settings | None = None) -> None:
+    settings = settings or get_settings()
+    if settings.jobs == "inline":
+        _pool(settings.inline_workers).submit(run_plan_job, plan_id, settings.database_url)
+        return
+    from redis import Redis
+    from rq import Queue
+
+    queue = Queue(settings.queue_name, connection=Redis.from_url(settings.redis_url))
+    queue.enqueue(
+        run_plan_job,
+        plan_id,
+        settings.database_url,
+        job_timeout=JOB_TIMEOUT_S,
+        job_id=plan_id,
+    )
+
+
+def run_worker(settings: Settings | None = None, burst: bool = False) -> None:
+    """An RQ worker on the plans queue (blocks; `burst` stops when the queue is empty)."""
+    from redis import Redis
+    from rq import Queue, Worker
+
+    settings = settings or get_settings()
+    connection = Redis.from_url(settings.redis_url)
+    worker = Worker([Queue(settings.queue_name, connection=connection)], connection=connection)
+    worker.work(burst=burst)

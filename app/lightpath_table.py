@@ -1,0 +1,78 @@
+"""The lightpath table of a stored plan, streamed as CSV or NDJSON in chunks, rebuilt from the
+stored stage solutions (an N=1024 plan has millions of rows; none is held in memory at once
+beyond one chunk and one algorithm's distinct stages)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import numpy as np
+
+from app.persistence.codec import decode
+from app.persistence.store import Solution
+from models.ring import Ring
+from models.stage import Stage
+from solver.assignment import Assignment
+
+COLUMNS = (
+    "algorithm",
+    "stage",
+    "source",
+    "destination",
+    "direction",
+    "fiber",
+    "wavelength",
+    "slot",
+    "hops",
+)
+CHUNK_ROWS = 50_000
+
+
+def rows(result: dict[str, Any], solutions: Iterable[Solution], fmt: str) -> Iterator[str]:
+    """Text chunks of the table; `result` is the stored plan document."""
+    ring_doc = result["ring"]
+    ring = Ring(
+        ring_doc["nodes"], ring_doc["fibers_per_direction"], ring_doc["wavelengths_per_fiber"]
+    )
+    by_algorithm: dict[str, dict[int, bytes]] = {}
+    for sol in solutions:
+        by_algorithm.setdefault(sol.algorithm, {})[sol.stage_index] = sol.data
+    if fmt == "csv":
+        yield ",".join(COLUMNS) + "\n"
+    for entry in result["algorithms"]:
+        name = entry["algorithm"]
+        stored = by_algorithm.get(name, {})
+        decoded: dict[int, tuple[Stage, Assignment]] = {}
+        for stage in entry["stages"]:
+            key = stage["solution_stage"]
+            if key not in stored:
+                continue
+            if key not in decoded:
+                decoded[key] = decode(stored[key])
+            demands, assignment = decoded[key]
+            yield from _format(name, stage["index"], assignment.lightpaths(ring, demands), fmt)
+
+
+def _format(name: str, index: int, table: dict[str, np.ndarray], fmt: str) -> Iterator[str]:
+    total = len(table["source"])
+    for start in range(0, total, CHUNK_ROWS):
+        part = slice(start, start + CHUNK_ROWS)
+        cols = [table[k][part].tolist() for k in COLUMNS[2:]]
+        cols[2] = ["cw" if o == 0 else "ccw" for o in cols[2]]
+        if fmt == "csv":
+            prefix = f"{name},{index},"
+            yield "".join(
+                prefix + ",".join(map(str, values)) + "\n" for values in zip(*cols, strict=True)
+            )
+        else:
+            keys = COLUMNS[2:]
+            yield "".join(
+                json.dumps(
+                    {"algorithm": name, "stage": index, **dict(zip(keys, values, strict=True))},
+                    separators=(",", ":"),
+                )
+                + "\n"
+                for values in zip(*cols, strict=True)
+            )

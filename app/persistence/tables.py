@@ -1,0 +1,42 @@
+"""The two tables: a plan (request, status, result document) and its stage solutions.
+
+A solution row holds one distinct stage of one algorithm (demands and validated assignment runs)
+as a compressed numpy archive, so the lightpath table and plots are rebuilt exactly, without a
+row per lightpath (an N=1024 plan has millions of them).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, LargeBinary, String
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class PlanRow(Base):
+    __tablename__ = "plans"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    status: Mapped[str] = mapped_column(String(16))  # queued, running, done, failed
+    request: Mapped[dict[str, Any]] = mapped_column(JSON)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    error: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class SolutionRow(Base):
+    __tablename__ = "plan_solutions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    plan_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("plans.id", ondelete="CASCADE"), index=True
+    )
+    algorithm: Mapped[str] = mapped_column(String(32))
+    stage_index: Mapped[int] = mapped_column(Integer)
+    data: Mapped[bytes] = mapped_column(LargeBinary)

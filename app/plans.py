@@ -1,0 +1,77 @@
+"""Plans as the service stores them: request -> checked spec -> solved document + solutions.
+
+The REST routes and the job runners both come through here; the solving itself is
+`app.service.run_plan`, the same function the CLI calls.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from app.persistence.codec import encode
+from app.persistence.store import Solution
+from app.schemas import PlanRequest
+from app.service import PlanSpec, plan_payload, prepare_plan, recommendation, run_plan
+from models.algorithms.base import ParamValue
+from models.ring import Hardware, Ring
+from solver.plan import AlgorithmPlan
+
+
+def spec_from_request(request: PlanRequest) -> PlanSpec:
+    """Check a request completely (raises RwaoptError subclasses), without solving."""
+    ring = Ring(
+        request.ring.nodes,
+        request.ring.fibers_per_direction,
+        request.ring.wavelengths_per_fiber,
+    )
+    hardware = Hardware(**request.hardware.model_dump())
+    params: dict[str, dict[str, ParamValue]] = {
+        name: {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+        for name, values in request.parameters.items()
+    }
+    names = ["all"] if request.algorithms == "all" else list(request.algorithms)
+    return prepare_plan(
+        request.collective,
+        names,
+        ring,
+        params,
+        request.message_sizes_bytes,
+        hardware,
+        request.method,
+        request.time_limit_s,
+        request.max_tx_per_node,
+        request.max_rx_per_node,
+    )
+
+
+def document(spec: PlanSpec, plans: list[AlgorithmPlan]) -> dict[str, Any]:
+    """The result document stored with a plan and returned by GET /api/v1/plans/{id}."""
+    return {
+        "collective": spec.collective,
+        "ring": {
+            "nodes": spec.ring.nodes,
+            "fibers_per_direction": spec.ring.fibers_per_direction,
+            "wavelengths_per_fiber": spec.ring.wavelengths_per_fiber,
+        },
+        "algorithms": [plan_payload(p) for p in plans],
+        "recommendation": recommendation(plans),
+    }
+
+
+def solutions(plans: list[AlgorithmPlan]) -> list[Solution]:
+    """One stored solution per distinct stage of every algorithm."""
+    out = []
+    for p in plans:
+        seen: set[int] = set()
+        for s in p.stages:
+            if id(s.result) not in seen:
+                seen.add(id(s.result))
+                out.append(Solution(p.algorithm, s.index, encode(s.stage, s.result.assignment)))
+    return out
+
+
+def execute(spec: PlanSpec) -> tuple[dict[str, Any], list[Solution], float]:
+    started = time.monotonic()
+    plans = run_plan(spec)
+    return document(spec, plans), solutions(plans), time.monotonic() - started

@@ -1,0 +1,128 @@
+"""Plots of a stored plan (matplotlib, object API only: no pyplot state, safe in threads).
+
+- channel usage: per stage and directed link, lightpaths crossing the link / (slots F w) —
+  how full each link is during the stage (1 = every channel of every slot busy);
+- time vs message size: true time per algorithm, the closed form's time dashed, and the
+  hardware lower bound.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from app.persistence.codec import decode
+from app.persistence.store import Solution
+from models.errors import NotFoundError
+from models.ring import Ring
+
+KINDS = ("channel-usage", "time-vs-message")
+
+
+def channel_usage(
+    result: dict[str, Any], solutions: Iterable[Solution], algorithm: str
+) -> np.ndarray:
+    """Usage array of shape (2 directions, stages, N links) for one algorithm of the plan."""
+    entry = _entry(result, algorithm)
+    ring = _ring(result)
+    stored = {s.stage_index: s.data for s in solutions if s.algorithm == algorithm}
+    per_solution: dict[int, np.ndarray] = {}
+    usage = np.zeros((2, len(entry["stages"]), ring.nodes))
+    for row, stage in enumerate(entry["stages"]):
+        key = stage["solution_stage"]
+        if key not in per_solution:
+            demands, assignment = decode(stored[key])
+            per_solution[key] = assignment.link_loads(ring, demands).astype(float)
+        slots = stage["steps"] * ring.channels_per_direction
+        if slots:
+            usage[:, row, :] = per_solution[key] / slots
+    return usage
+
+
+def channel_usage_figure(
+    result: dict[str, Any], solutions: Iterable[Solution], algorithm: str
+) -> Figure:
+    usage = channel_usage(result, solutions, algorithm)
+    stages, nodes = usage.shape[1], usage.shape[2]
+    fig = Figure(figsize=(10, 4.5 if stages < 40 else 6), layout="constrained")
+    axes = fig.subplots(1, 2, sharey=True)
+    image = None
+    for direction, ax in enumerate(axes):
+        image = ax.imshow(
+            usage[direction],
+            aspect="auto",
+            interpolation="nearest",
+            vmin=0.0,
+            vmax=1.0,
+            cmap="viridis",
+            origin="upper",
+            extent=(-0.5, nodes - 0.5, stages - 0.5, -0.5),
+        )
+        ax.set_title(f"{'clockwise' if direction == 0 else 'counter-clockwise'} links")
+        ax.set_xlabel("link i (between nodes i and i+1)")
+    axes[0].set_ylabel("stage")
+    assert image is not None
+    fig.colorbar(image, ax=axes, label="channel usage (lightpaths / (slots x F w))")
+    fig.suptitle(
+        f"{result['collective']} {algorithm}: channel usage per link and stage "
+        f"(N={nodes}, F={result['ring']['fibers_per_direction']}, "
+        f"w={result['ring']['wavelengths_per_fiber']})"
+    )
+    return fig
+
+
+def time_figure(result: dict[str, Any]) -> Figure:
+    fig = Figure(figsize=(8, 5), layout="constrained")
+    ax = fig.subplots()
+    bound_x: list[float] = []
+    bound_y: list[float] = []
+    for i, entry in enumerate(result["algorithms"]):
+        colour = f"C{i % 10}"
+        timings = sorted(entry["timings"], key=lambda t: t["message_bytes"])
+        x = [t["message_bytes"] for t in timings]
+        ax.plot(
+            x,
+            [t["time_s"] for t in timings],
+            "o-",
+            color=colour,
+            label=f"{entry['algorithm']} ({entry['true_steps']} steps)",
+        )
+        claimed = [t["claimed_time_s"] for t in timings]
+        if all(c is not None for c in claimed):
+            ax.plot(x, claimed, "x--", color=colour, alpha=0.6)
+        bound_x, bound_y = x, [t["hardware_bound_s"] for t in timings]
+    ax.plot(bound_x, bound_y, "k:", label="hardware lower bound")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("message size per node (bytes)")
+    ax.set_ylabel("time (s)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small", title="solid: true RWA, dashed: closed form")
+    ax.set_title(
+        f"{result['collective']} on N={result['ring']['nodes']}, "
+        f"F={result['ring']['fibers_per_direction']}, w={result['ring']['wavelengths_per_fiber']}"
+    )
+    return fig
+
+
+def render(fig: Figure, fmt: str) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format=fmt, dpi=110)
+    return buffer.getvalue()
+
+
+def _entry(result: dict[str, Any], algorithm: str) -> dict[str, Any]:
+    for entry in result["algorithms"]:
+        if entry["algorithm"] == algorithm:
+            return dict(entry)
+    names = ", ".join(e["algorithm"] for e in result["algorithms"])
+    raise NotFoundError(f"this plan has no algorithm {algorithm!r}; it has: {names}")
+
+
+def _ring(result: dict[str, Any]) -> Ring:
+    r = result["ring"]
+    return Ring(r["nodes"], r["fibers_per_direction"], r["wavelengths_per_fiber"])

@@ -1,0 +1,41 @@
+"""Service settings from environment variables with the `RWAOPT_` prefix (pydantic-settings).
+
+The defaults are the embedded deployment: a SQLite file in the working directory and plan jobs
+run in threads of the API process. The compose deployment sets PostgreSQL, Redis and `rq`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Annotated, Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="RWAOPT_", extra="ignore")
+
+    database_url: Annotated[
+        str, Field(description="SQLAlchemy URL, e.g. postgresql+psycopg://user@host:5432/db")
+    ] = "sqlite:///rwaopt.db"
+    jobs: Annotated[
+        Literal["inline", "rq"],
+        Field(
+            description="where queued plans (wait=false) run: 'inline' = threads of the API "
+            "process; 'rq' = RQ workers reading Redis, started with `rwaopt worker`"
+        ),
+    ] = "inline"
+    redis_url: Annotated[str, Field(description="Redis of the RQ queue")] = (
+        "redis://127.0.0.1:6379/0"
+    )
+    queue_name: Annotated[str, Field(description="RQ queue name")] = "rwaopt-plans"
+    inline_workers: Annotated[int, Field(ge=1, le=64, description="threads for inline jobs")] = 2
+    host: Annotated[str, Field(description="bind address of `rwaopt serve`")] = "127.0.0.1"
+    port: Annotated[int, Field(ge=1, le=65535, description="port of `rwaopt serve`")] = 8000
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process's settings (read once; tests clear the cache after changing the env)."""
+    return Settings()

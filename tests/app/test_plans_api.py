@@ -1,0 +1,228 @@
+"""POST/GET/DELETE /api/v1/plans, the lightpath table and plots, against SQLite and
+PostgreSQL (see conftest.py), through the ASGI test client."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import time
+from collections import Counter
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.app.conftest import restart
+
+SMALL = {
+    "ring": {"nodes": 8, "fibers_per_direction": 1, "wavelengths_per_fiber": 2},
+    "collective": "allgather",
+    "algorithms": "all",
+    "message_sizes_bytes": [4096, 1048576],
+    "time_limit_s": 5,
+}
+
+
+def post_plan(client: TestClient, body: dict[str, Any], **params: Any) -> dict[str, Any]:
+    r = client.post("/api/v1/plans", json=body, params=params)
+    assert r.status_code == 201, r.text
+    return dict(r.json())
+
+
+def test_plan_compares_every_allgather_algorithm(client: TestClient) -> None:
+    doc = post_plan(client, SMALL)
+    assert doc["status"] == "done" and doc["error"] is None
+    result = doc["result"]
+    names = [a["algorithm"] for a in result["algorithms"]]
+    assert names == ["ring", "ne", "osm", "wrht", "optree"]
+    by_name = {a["algorithm"]: a for a in result["algorithms"]}
+    # Ring all-gather: N - 1 stages of one 1-hop lightpath per node, one slot each.
+    assert by_name["ring"]["true_steps"] == 7
+    for a in result["algorithms"]:
+        assert a["true_steps"] >= a["steps_lower_bound"]
+        assert a["steps_difference"] == a["true_steps"] - a["claimed_steps"]
+        assert [t["message_bytes"] for t in a["timings"]] == [4096, 1048576]
+        for stage in a["stages"]:
+            assert stage["chi"] >= stage["lower_bound"]
+            assert stage["steps"] == -(-stage["chi"] // 2)
+    for i, advice in enumerate(result["recommendation"]):
+        best = min(a["timings"][i]["time_s"] for a in result["algorithms"])
+        assert advice["time_s"] == best
+        assert by_name[advice["algorithm"]]["timings"][i]["time_s"] == best
+
+
+def test_get_after_restart_returns_the_same_plan(client: TestClient, settings_env: str) -> None:
+    doc = post_plan(client, SMALL | {"algorithms": ["ring", "optree"]})
+    restart()
+    from app.main import app
+
+    with TestClient(app) as fresh:
+        again = fresh.get(f"/api/v1/plans/{doc['id']}")
+    assert again.status_code == 200
+    assert again.json() == doc
+
+
+def test_list_is_paged_newest_first(client: TestClient) -> None:
+    ids = [post_plan(client, SMALL | {"algorithms": ["ring"]})["id"] for _ in range(3)]
+    page = client.get("/api/v1/plans", params={"limit": 2}).json()
+    assert page["total"] >= 3 and page["limit"] == 2
+    assert [p["id"] for p in page["items"]] == ids[::-1][:2]
+    second = client.get("/api/v1/plans", params={"limit": 2, "offset": 1}).json()
+    assert second["items"][0]["id"] == ids[1]
+
+
+def test_delete(client: TestClient) -> None:
+    plan_id = post_plan(client, SMALL | {"algorithms": ["ring"]})["id"]
+    assert client.delete(f"/api/v1/plans/{plan_id}").status_code == 204
+    for r in (client.get(f"/api/v1/plans/{plan_id}"), client.delete(f"/api/v1/plans/{plan_id}")):
+        assert r.status_code == 404 and r.json()["code"] == "not_found"
+    assert client.get(f"/api/v1/plans/{plan_id}/assignment").status_code == 404
+
+
+def check_lightpaths(nodes: int, channels: int, rows: list[dict[str, Any]]) -> None:
+    """Independent of the solver: within one (algorithm, stage, slot, fibre, wavelength,
+    direction), no two lightpaths share a link."""
+    used: set[tuple[Any, ...]] = set()
+    for r in rows:
+        assert 0 <= int(r["wavelength"]) < channels
+        s, d, cw = int(r["source"]), int(r["destination"]), r["direction"] == "cw"
+        hops = (d - s) % nodes if cw else (s - d) % nodes
+        assert hops == int(r["hops"])
+        for h in range(hops):
+            link = (s + h) % nodes if cw else (s - h - 1) % nodes
+            key = (r["algorithm"], r["stage"], r["slot"], r["fiber"], r["wavelength"],
+                   r["direction"], link)  # fmt: skip
+            assert key not in used, f"two lightpaths on {key}"
+            used.add(key)
+
+
+def test_assignment_csv_and_ndjson(client: TestClient) -> None:
+    doc = post_plan(client, SMALL)
+    plan_id = doc["id"]
+    r = client.get(f"/api/v1/plans/{plan_id}/assignment", params={"format": "csv"})
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
+    table = list(csv.DictReader(io.StringIO(r.text)))
+    r2 = client.get(f"/api/v1/plans/{plan_id}/assignment", params={"format": "ndjson"})
+    assert r2.headers["content-type"].startswith("application/x-ndjson")
+    records = [json.loads(line) for line in r2.text.splitlines()]
+    assert len(records) == len(table)
+    assert {k: str(v) for k, v in records[-1].items()} == table[-1]
+    check_lightpaths(8, 2, table)
+    # Every stage's unit lightpaths are all there, and slots stay below the stage's steps.
+    rows_per_stage = Counter((row["algorithm"], int(row["stage"])) for row in table)
+    for a in doc["result"]["algorithms"]:
+        for stage in a["stages"]:
+            assert rows_per_stage[(a["algorithm"], stage["index"])] == stage["unit_lightpaths"]
+        slots = Counter((row["stage"], row["slot"]) for row in table
+                        if row["algorithm"] == a["algorithm"])  # fmt: skip
+        for stage_index, slot in slots:
+            assert int(slot) < a["stages"][int(stage_index)]["steps"]
+    only = client.get(f"/api/v1/plans/{plan_id}/assignment", params={"algorithm": "ring"})
+    assert {row["algorithm"] for row in csv.DictReader(io.StringIO(only.text))} == {"ring"}
+    # Ring all-gather: N stages x N one-hop lightpaths minus one stage.
+    assert only.text.count("\n") == 1 + 7 * 8
+
+
+@pytest.mark.parametrize(("kind", "fmt", "magic"), [
+    ("channel-usage", "png", b"\x89PNG"), ("channel-usage", "svg", b"<svg"),
+    ("time-vs-message", "png", b"\x89PNG"), ("time-vs-message", "svg", b"<svg"),
+])  # fmt: skip
+def test_plots(client: TestClient, kind: str, fmt: str, magic: bytes) -> None:
+    plan_id = post_plan(client, SMALL | {"algorithms": ["ring", "optree"]})["id"]
+    r = client.get(f"/api/v1/plans/{plan_id}/plots/{kind}.{fmt}", params={"algorithm": "optree"})
+    assert r.status_code == 200
+    assert magic in r.content[:400]
+
+
+def test_plot_errors(client: TestClient) -> None:
+    plan_id = post_plan(client, SMALL | {"algorithms": ["ring"]})["id"]
+    assert client.get(f"/api/v1/plans/{plan_id}/plots/heat.png").status_code == 422
+    assert client.get(f"/api/v1/plans/{plan_id}/plots/time-vs-message.gif").status_code == 422
+    r = client.get(f"/api/v1/plans/{plan_id}/plots/channel-usage.png", params={"algorithm": "x"})
+    assert r.status_code == 404 and "it has: ring" in r.json()["message"]
+
+
+def test_queued_plan_runs_in_the_background(client: TestClient) -> None:
+    r = client.post("/api/v1/plans", json=SMALL, params={"wait": "false"})
+    assert r.status_code == 202
+    plan_id = r.json()["id"]
+    assert r.headers["location"] == f"/api/v1/plans/{plan_id}"
+    assert r.json()["status"] in ("queued", "running")
+    deadline = time.monotonic() + 60
+    while (doc := client.get(f"/api/v1/plans/{plan_id}").json())["status"] != "done":
+        assert doc["status"] in ("queued", "running"), doc
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    direct = post_plan(client, SMALL)
+    assert [a["true_steps"] for a in doc["result"]["algorithms"]] == [
+        a["true_steps"] for a in direct["result"]["algorithms"]
+    ]
+
+
+def test_unfinished_plan_has_no_lightpaths_yet(client: TestClient, settings_env: str) -> None:
+    from app.persistence.store import PlanStore
+
+    row = PlanStore(settings_env).create({"collective": "allgather", **SMALL}, status="queued")
+    r = client.get(f"/api/v1/plans/{row.id}/assignment")
+    assert r.status_code == 409 and "is queued" in r.json()["message"]
+
+
+BAD = [
+    ({"ring": {"nodes": 1}}, 422, "ring.nodes"),
+    ({"ring": {"nodes": 8, "wavelengths_per_fiber": 0}}, 422, "wavelengths_per_fiber"),
+    ({"ring": {"nodes": 5000}}, 422, "less than or equal to 4096"),
+    ({"algorithms": ["ring", "bogus"]}, 404, "unknown"),
+    ({"algorithms": ["ring"], "parameters": {"ring": {"radix": 2}}}, 400, "no parameter radix"),
+    ({"algorithms": ["ring"], "parameters": {"optree": {"branching": [2]}}}, 400, "optree"),
+    ({"message_sizes_bytes": [0]}, 422, "greater than 0"),
+    ({"message_sizes_bytes": [1e30]}, 422, "less than or equal to"),
+    ({"message_sizes_bytes": []}, 422, "at least 1"),
+    ({"time_limit_s": 0}, 422, "time_limit_s"),
+    ({"method": "fast"}, 422, "method"),
+    ({"collective": "broadcast"}, 422, "collective"),
+    ({"surprise": 1}, 422, "surprise"),
+]
+
+
+@pytest.mark.parametrize(("change", "status", "text"), BAD)
+def test_bad_plan_requests(client: TestClient, change: dict[str, Any], status: int,
+                           text: str) -> None:
+    before = client.get("/api/v1/plans").json()["total"]
+    r = client.post("/api/v1/plans", json=SMALL | change)
+    assert r.status_code == status, r.text
+    body = r.json()
+    assert set(body) == {"code", "message", "detail"}
+    assert text in body["message"]
+    assert client.get("/api/v1/plans").json()["total"] == before  # nothing half-written
+
+
+def test_refusal_says_what_works(client: TestClient) -> None:
+    body = SMALL | {"ring": {"nodes": 12, "wavelengths_per_fiber": 8}, "collective": "allreduce",
+                    "algorithms": ["rd"]}  # fmt: skip
+    r = client.post("/api/v1/plans", json=body)
+    assert r.status_code == 422 and "use N=8 or N=16" in r.json()["message"]
+
+
+def test_method_beyond_its_size_limit_is_413(client: TestClient) -> None:
+    body = SMALL | {"ring": {"nodes": 200, "wavelengths_per_fiber": 64},
+                    "collective": "alltoall", "algorithms": ["tra"], "method": "exact"}  # fmt: skip
+    before = client.get("/api/v1/plans").json()["total"]
+    r = client.post("/api/v1/plans", json=body)
+    assert r.status_code == 413 and "heuristic" in r.json()["message"]
+    assert client.get("/api/v1/plans").json()["total"] == before
+
+
+def test_malformed_json(client: TestClient) -> None:
+    r = client.post("/api/v1/plans", content=b'{"ring": ', headers={"content-type":
+                                                                     "application/json"})
+    assert r.status_code == 422 and r.json()["code"] == "invalid_input"
+
+
+def test_unknown_plan_is_404(client: TestClient) -> None:
+    r = client.get("/api/v1/plans/not-a-plan")
+    assert r.status_code == 404 and "GET /api/v1/plans" in r.json()["message"]
+
+
+def test_ready_checks_the_database(client: TestClient) -> None:
+    assert client.get("/ready").json() == {"status": "ready"}
