@@ -8,7 +8,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from pydantic import ValidationError
@@ -25,10 +25,11 @@ from rich.progress import (
 from app.catalog_view import catalog
 from app.persistence.database import migrate
 from app.plans import document
-from app.schemas import RwaInput
+from app.schemas import OpticsSpec, RwaInput
 from app.service import prepare_plan, run_plan, rwa, rwa_payload
 from app.settings import get_settings
 from models.errors import InvalidInputError, RwaoptError
+from models.optics import OpticalParameters
 from models.ring import Ring
 
 MAX_TX_HELP = "most lightpaths a node may transmit per slot (default: no limit)"
@@ -164,6 +165,19 @@ def plan_command(
     time_limit: Annotated[float, typer.Option("--time-limit", help="seconds per stage")] = 10.0,
     max_tx: Annotated[int | None, typer.Option("--max-tx", help=MAX_TX_HELP)] = None,
     max_rx: Annotated[int | None, typer.Option("--max-rx", help=MAX_RX_HELP)] = None,
+    max_hops: Annotated[
+        str | None,
+        typer.Option(
+            "--max-hops",
+            help="routing constraint: longest lightpath allowed, or 'loss_budget'",
+        ),
+    ] = None,
+    optics: Annotated[
+        list[str],
+        typer.Option(
+            "--optics", help="key=value optical parameter, e.g. laser_power_dbm=12; repeatable"
+        ),
+    ] = [],  # noqa: B006
     as_json: Annotated[
         bool, typer.Option("--json", help="print the plan document as JSON")
     ] = False,
@@ -191,6 +205,8 @@ def plan_command(
             time_limit,
             max_tx,
             max_rx,
+            _parse_optics(optics),
+            _parse_max_hops(max_hops),
         )
         with LazyProgress(enabled=sys.stderr.isatty()) as progress:
             plans = run_plan(spec, progress.update)
@@ -206,6 +222,34 @@ def plan_command(
         _emit_table(result)
 
 
+def _parse_optics(raw: list[str]) -> OpticalParameters:
+    """--optics key=value pairs, checked by the same pydantic model as the REST body."""
+    values: dict[str, str] = {}
+    for item in raw:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise InvalidInputError(f"--optics {item!r}: write key=value, e.g. laser_power_dbm=12")
+        values[key] = value
+    try:
+        spec = OpticsSpec.model_validate(values)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(x) for x in first["loc"]) or "optics"
+        raise InvalidInputError(f"--optics {where}: {first['msg']}") from None
+    return OpticalParameters(**spec.model_dump())
+
+
+def _parse_max_hops(raw: str | None) -> int | Literal["loss_budget"] | None:
+    if raw is None or raw == "loss_budget":
+        return raw  # type: ignore[return-value]
+    try:
+        return int(raw)
+    except ValueError:
+        raise InvalidInputError(
+            f"--max-hops {raw!r}: give a number of hops or 'loss_budget'"
+        ) from None
+
+
 def _emit_table(result: dict[str, Any]) -> None:
     sizes = [t["message_bytes"] for t in result["algorithms"][0]["timings"]]
     head = f"{'algorithm':<10}{'claimed':>10}{'true':>8}{'bound':>8}{'optimal':>10}"
@@ -219,6 +263,28 @@ def _emit_table(result: dict[str, Any]) -> None:
         typer.echo(line)
     for r in result["recommendation"]:
         typer.echo(f"fastest at {_size(r['message_bytes'])}: {r['why']}")
+    first = result["algorithms"][0]["feasibility"]
+    scale = first["parameters"]["snr_scale"]
+    typer.echo(
+        f"optics (OpTree eqs. 4-9, SNR read in {scale} by eq. 9, needs "
+        f"{first['required_snr_db']:.1f} dB; defaults are assumptions, see README):"
+    )
+    typer.echo(
+        f"{'algorithm':<10}{'hops':>6}{'L_max':>8}{'margin dB':>11}{'worst BER':>11}"
+        f"{'min laser dBm':>15}  feasible"
+    )
+    for p in result["algorithms"]:
+        f = p["feasibility"]
+        margin = "-" if f["margin_db"] is None else f"{f['margin_db']:.2f}"
+        ber = "-" if f["ber"] is None else f"{f['ber']:.3g}"
+        laser = "-" if f["min_laser_power_dbm"] is None else f"{f['min_laser_power_dbm']:.2f}"
+        verdict = "yes" if f["feasible"] else f"no: {f['blocking']['reason']}"
+        if f["max_hops"] > f["closed_form"]["l_max_hops"]:
+            verdict += " [longest lightpath exceeds L_max]"
+        typer.echo(
+            f"{p['algorithm']:<10}{f['max_hops']:>6}{f['closed_form']['l_max_hops']:>8.4g}"
+            f"{margin:>11}{ber:>11}{laser:>15}  {verdict}"
+        )
 
 
 CSV_COLUMNS = (

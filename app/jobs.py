@@ -12,6 +12,7 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
+from app.compute import plan_in_pool
 from app.persistence.store import PlanStore
 from app.plans import execute, spec_from_request
 from app.schemas import PlanRequest
@@ -23,15 +24,22 @@ log = logging.getLogger("rwaopt.jobs")
 JOB_TIMEOUT_S = 24 * 3600
 
 
-def run_plan_job(plan_id: str, database_url: str | None = None) -> str:
-    """Solve a queued plan; returns its final status ('done', 'failed' or 'gone')."""
+def run_plan_job(
+    plan_id: str, database_url: str | None = None, solver_processes: int | None = None
+) -> str:
+    """Solve a queued plan; returns its final status ('done', 'failed' or 'gone').
+    With `solver_processes` the solve runs in the API's solver pool (inline jobs); without,
+    in this process (an RQ work horse is a process of its own)."""
     store = PlanStore(database_url or get_settings().database_url)
     row = store.get(plan_id)
     if row is None or not store.mark_running(plan_id):
         return "gone"
     try:
-        spec = spec_from_request(PlanRequest.model_validate(row.request))
-        result, solutions, seconds = execute(spec)
+        if solver_processes is None:
+            spec = spec_from_request(PlanRequest.model_validate(row.request))
+            result, solutions, seconds = execute(spec)
+        else:
+            result, solutions, seconds = plan_in_pool(row.request, solver_processes)
     except RwaoptError as error:
         store.fail(plan_id, {"code": error.code, "message": error.message, "detail": error.detail})
         return "failed"
@@ -57,7 +65,9 @@ def _pool(workers: int) -> ThreadPoolExecutor:
 def submit(plan_id: str, settings: Settings | None = None) -> None:
     settings = settings or get_settings()
     if settings.jobs == "inline":
-        _pool(settings.inline_workers).submit(run_plan_job, plan_id, settings.database_url)
+        _pool(settings.inline_workers).submit(
+            run_plan_job, plan_id, settings.database_url, settings.solver_processes
+        )
         return
     from redis import Redis
     from rq import Queue

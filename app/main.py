@@ -11,6 +11,7 @@ from fastapi import APIRouter, FastAPI
 from fastapi.responses import JSONResponse
 from fastapi_offline import FastAPIOffline
 
+from app import compute
 from app.api import errors
 from app.api.routes import algorithms, plans, rwa
 from app.persistence.database import dispose_all, migrate, reachable
@@ -27,11 +28,13 @@ open `/api/v1/plans/{id}/plots/time-vs-message.png` and `.../assignment?format=c
 async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     migrate(get_settings().database_url)
     yield
+    compute.shutdown()
     dispose_all()
 
 
 app = FastAPIOffline(title="rwaopt", version="0.2.0", description=DESCRIPTION, lifespan=lifespan)
 errors.install(app)
+
 
 api = APIRouter(prefix="/api/v1")
 api.include_router(algorithms.router)

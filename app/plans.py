@@ -12,10 +12,17 @@ from typing import Any
 from app.persistence.codec import encode
 from app.persistence.store import Solution
 from app.schemas import PlanRequest
-from app.service import PlanSpec, plan_payload, prepare_plan, recommendation, run_plan
+from app.service import (
+    PlannedAlgorithm,
+    PlanSpec,
+    plan_payload,
+    prepare_plan,
+    recommendation,
+    run_plan,
+)
 from models.algorithms.base import ParamValue
+from models.optics import OpticalParameters
 from models.ring import Hardware, Ring
-from solver.plan import AlgorithmPlan
 
 
 def spec_from_request(request: PlanRequest) -> PlanSpec:
@@ -42,10 +49,12 @@ def spec_from_request(request: PlanRequest) -> PlanSpec:
         request.time_limit_s,
         request.max_tx_per_node,
         request.max_rx_per_node,
+        OpticalParameters(**request.optics.model_dump()),
+        request.max_lightpath_hops,
     )
 
 
-def document(spec: PlanSpec, plans: list[AlgorithmPlan]) -> dict[str, Any]:
+def document(spec: PlanSpec, plans: list[PlannedAlgorithm]) -> dict[str, Any]:
     """The result document stored with a plan and returned by GET /api/v1/plans/{id}."""
     return {
         "collective": spec.collective,
@@ -55,14 +64,14 @@ def document(spec: PlanSpec, plans: list[AlgorithmPlan]) -> dict[str, Any]:
             "wavelengths_per_fiber": spec.ring.wavelengths_per_fiber,
         },
         "algorithms": [plan_payload(p) for p in plans],
-        "recommendation": recommendation(plans),
+        "recommendation": recommendation([p.plan for p in plans]),
     }
 
 
-def solutions(plans: list[AlgorithmPlan]) -> list[Solution]:
+def solutions(plans: list[PlannedAlgorithm]) -> list[Solution]:
     """One stored solution per distinct stage of every algorithm."""
     out = []
-    for p in plans:
+    for p in (planned.plan for planned in plans):
         seen: set[int] = set()
         for s in p.stages:
             if id(s.result) not in seen:

@@ -5,11 +5,34 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
+
+from models.optics import ASSUMPTIONS
 
 MAX_NODES = 4096
 MAX_DEMANDS = 2_000_000
 MAX_TIME_LIMIT_S = 600.0
+MAX_COUNT = 2**31 - 1  # unit lightpaths of one demand
+MAX_RWA_LIGHTPATHS = 1_000_000  # one POST /api/v1/rwa answer lists every unit lightpath
+
+
+Demand = Annotated[
+    list[int | str],
+    WithJsonSchema(
+        {
+            "type": "array",
+            "prefixItems": [
+                {"type": "integer", "title": "source", "minimum": 0, "maximum": MAX_NODES - 1},
+                {"type": "integer", "title": "destination", "minimum": 0, "maximum": MAX_NODES - 1},
+                {"type": "integer", "title": "count", "minimum": 1, "maximum": MAX_COUNT},
+                {"type": "string", "enum": ["cw", "ccw", "any"], "title": "direction"},
+            ],
+            "items": False,
+            "minItems": 3,
+            "maxItems": 4,
+        }
+    ),
+]
 
 
 class RwaInput(BaseModel):
@@ -21,11 +44,11 @@ class RwaInput(BaseModel):
     fibers: Annotated[int, Field(ge=1, le=64, description="fibres per direction F")] = 1
     wavelengths: Annotated[int, Field(ge=1, le=4096, description="wavelengths per fibre w")] = 64
     demands: Annotated[
-        list[list[int | str]],
+        list[Demand],
         Field(
             max_length=MAX_DEMANDS,
-            description="[source, destination, count] or with a 4th "
-            "element 'cw', 'ccw' or 'any' restricting the direction",
+            description="[source, destination, count] or with a 4th element 'cw', 'ccw' or "
+            "'any' restricting the direction",
         ),
     ]
 
@@ -37,8 +60,17 @@ class RwaInput(BaseModel):
                 raise ValueError(f"demand {i} must be [s, d, k] or [s, d, k, direction]")
             if not all(isinstance(v, int) and not isinstance(v, bool) for v in row[:3]):
                 raise ValueError(f"demand {i}: s, d and k must be integers")
+            if not all(-MAX_COUNT <= int(v) <= MAX_COUNT for v in row[:3]):
+                raise ValueError(f"demand {i}: s, d and k must be at most {MAX_COUNT}")
             if len(row) == 4 and row[3] not in ("cw", "ccw", "any"):
                 raise ValueError(f"demand {i}: direction must be 'cw', 'ccw' or 'any'")
+        total = sum(int(row[2]) for row in demands)
+        if total > MAX_RWA_LIGHTPATHS:
+            raise ValueError(
+                f"the demands ask for {total} unit lightpaths; one stage's answer lists each, "
+                f"so at most {MAX_RWA_LIGHTPATHS} (split the stage, or plan an algorithm: "
+                "plans stream their lightpaths)"
+            )
         return demands
 
 
@@ -93,6 +125,42 @@ class HardwareSpec(BaseModel):
 AlgorithmParams = dict[str, int | list[int]]
 
 
+class OpticsSpec(BaseModel):
+    """Physical constants of the OpTree journal's eqs. (5)-(9). The paper prints no values:
+    every default is an assumption (each field says so), except the BER target."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    laser_power_dbm: Annotated[
+        float, Field(ge=-60, le=60, description=ASSUMPTIONS["laser_power_dbm"])
+    ] = 10.0
+    modulator_loss_db: Annotated[
+        float, Field(ge=0, le=100, description=ASSUMPTIONS["modulator_loss_db"])
+    ] = 1.0
+    pass_loss_db_per_node: Annotated[
+        float, Field(ge=0, le=100, description=ASSUMPTIONS["pass_loss_db_per_node"])
+    ] = 0.1
+    extinction_penalty_db: Annotated[
+        float, Field(ge=0, le=100, description=ASSUMPTIONS["extinction_penalty_db"])
+    ] = 1.0
+    receiver_sensitivity_dbm: Annotated[
+        float, Field(ge=-100, le=60, description=ASSUMPTIONS["receiver_sensitivity_dbm"])
+    ] = 0.0
+    tx_crosstalk_dbm: Annotated[
+        float, Field(ge=-200, le=60, description=ASSUMPTIONS["tx_crosstalk_dbm"])
+    ] = -40.0
+    rx_crosstalk_dbm_per_node: Annotated[
+        float, Field(ge=-200, le=60, description=ASSUMPTIONS["rx_crosstalk_dbm_per_node"])
+    ] = -40.0
+    other_noise_dbm: Annotated[
+        float, Field(ge=-200, le=60, description=ASSUMPTIONS["other_noise_dbm"])
+    ] = -40.0
+    snr_scale: Annotated[Literal["db", "linear"], Field(description=ASSUMPTIONS["snr_scale"])] = (
+        "db"
+    )
+    target_ber: Annotated[float, Field(gt=0, lt=0.5, description=ASSUMPTIONS["target_ber"])] = 1e-9
+
+
 class PlanRequest(BaseModel):
     """What `POST /api/v1/plans` and `rwaopt plan` take."""
 
@@ -129,6 +197,15 @@ class PlanRequest(BaseModel):
     ] = None
     max_rx_per_node: Annotated[
         int | None, Field(ge=1, description="most lightpaths a node receives per slot")
+    ] = None
+    optics: OpticsSpec = Field(default_factory=OpticsSpec)
+    max_lightpath_hops: Annotated[
+        Annotated[int, Field(ge=1, le=MAX_NODES)] | Literal["loss_budget"] | None,
+        Field(
+            description="routing constraint: no lightpath longer than this many hops; "
+            "'loss_budget' = the longest the optics allow. The result says what it costs "
+            "in steps",
+        ),
     ] = None
 
     @field_validator("algorithms")
@@ -182,6 +259,83 @@ class TimingResult(BaseModel):
     efficiency: float = Field(description="hardware_bound_s / time_s")
 
 
+class LightpathOpticsResult(BaseModel):
+    stage: int
+    source: int
+    destination: int
+    direction: Literal["cw", "ccw"]
+    slot: int
+    fiber: int
+    wavelength: int
+    hops: int
+    rx_neighbours: int = Field(description="nodes on the path adding/dropping on its fibre")
+    tx_neighbours: int = Field(description="1 if another transmitter at its source shares it")
+    loss_db: float
+    margin_db: float = Field(description="eq. (6) slack: laser - loss - penalty - sensitivity")
+    snr_db: float
+    ber: float = Field(description="eq. (9) under the configured snr_scale")
+    ber_other_scale: float = Field(description="eq. (9) under the other snr_scale")
+    min_laser_power_dbm: float
+    blocking: str | None = Field(description="what fails, or null when reliable")
+
+
+class Blocking(BaseModel):
+    stage: int
+    lightpath: LightpathOpticsResult
+    reason: str
+
+
+class ClosedFormOptics(BaseModel):
+    l_max_hops: float = Field(description="eq. (4) for OpTree; N - 1 otherwise")
+    source: str
+    loss_db: float
+    margin_db: float
+    snr_db: float
+    ber: float
+
+
+class OpticsBudget(BaseModel):
+    max_lightpath_hops: int = Field(description="longest worst-case lightpath that is reliable")
+    limited_by: str
+    max_ring_nodes_shortest_routes: int = Field(description="2 max_lightpath_hops + 1")
+
+
+class StageOpticsResult(BaseModel):
+    index: int
+    lightpaths: int
+    failing: int
+    failing_power: int = Field(description="lightpaths with a negative power margin (eq. 6)")
+    failing_ber: int = Field(description="lightpaths with BER >= target (eqs. 7-9)")
+    max_hops: int
+    worst_ber: float | None
+    worst_margin_db: float | None
+
+
+class Feasibility(BaseModel):
+    """Optical feasibility of every lightpath (OpTree journal Sec. IV-B, eqs. 4-9)."""
+
+    feasible: bool
+    failing_lightpaths: int
+    blocking: Blocking | None = Field(description="the first failing stage's worst lightpath")
+    worst_lightpath: LightpathOpticsResult | None = Field(description="highest BER of the plan")
+    max_hops: int
+    margin_db: float | None = Field(description="smallest power margin of any lightpath")
+    ber: float | None = Field(description="BER of the worst lightpath")
+    min_laser_power_dbm: float | None = Field(description="least laser power for a reliable plan")
+    closed_form: ClosedFormOptics
+    budget: OpticsBudget
+    required_snr_db: float
+    parameters: OpticsSpec
+    assumptions: dict[str, str]
+    stages: list[StageOpticsResult]
+
+
+class RoutingConstraint(BaseModel):
+    max_lightpath_hops: int
+    true_steps_unconstrained: int
+    steps_cost: int = Field(description="true steps with the limit - without it")
+
+
 class AlgorithmResult(BaseModel):
     collective: str
     algorithm: str
@@ -196,6 +350,8 @@ class AlgorithmResult(BaseModel):
     timings: list[TimingResult]
     time_s: float | None = Field(description="time for the first message size")
     seconds: float = Field(description="wall-clock seconds the solve took")
+    feasibility: Feasibility
+    routing_constraint: RoutingConstraint | None
     stages: list[StageResult]
 
 

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
 
+from app.feasibility_view import feasibility_payload
 from app.schemas import MAX_MESSAGE_BYTES, MAX_TIME_LIMIT_S, RwaInput
 from models.algorithms.base import Algorithm, Params, ParamValue
 from models.algorithms.catalog import algorithms, get_algorithm, parse_collective
 from models.errors import AlgorithmRefusedError, InvalidInputError, UnknownAlgorithmError
+from models.optics import OpticalParameters
+from models.optics import max_hops as max_hops_for
 from models.ring import Hardware, Ring
 from models.stage import ALLOWED_NAMES, Stage
+from solver.feasibility import PlanOptics, evaluate_plan
 from solver.outcome import RwaResult
 from solver.plan import AlgorithmPlan, ProgressCallback, plan_algorithm
 from solver.solve import solve_stage
@@ -111,6 +115,19 @@ class PlanSpec:
     time_limit_s: float = 10.0
     max_tx: int | None = None
     max_rx: int | None = None
+    optics: OpticalParameters = field(default_factory=OpticalParameters)
+    max_hops: int | None = None
+
+
+@dataclass(frozen=True)
+class PlannedAlgorithm:
+    """A solved plan with its optical feasibility; with a hop limit, also the true steps the
+    same algorithm takes without it (what the routing constraint costs)."""
+
+    plan: AlgorithmPlan
+    optics: PlanOptics
+    max_hops: int | None = None
+    unconstrained_steps: int | None = None
 
 
 def prepare_plan(
@@ -124,9 +141,22 @@ def prepare_plan(
     time_limit_s: float = 10.0,
     max_tx: int | None = None,
     max_rx: int | None = None,
+    optics: OpticalParameters | None = None,
+    max_hops: int | Literal["loss_budget"] | None = None,
 ) -> PlanSpec:
     """Check everything a plan needs; names == ["all"] picks every algorithm of the collective
-    that accepts the ring with its parameters."""
+    that accepts the ring with its parameters. max_hops="loss_budget" forbids lightpaths
+    longer than the optics allow (models.optics.max_hops)."""
+    optics = optics or OpticalParameters()
+    if max_hops == "loss_budget":
+        max_hops, limited_by = max_hops_for(optics)
+        if max_hops < 1:
+            raise InvalidInputError(
+                f"with these optics not even a one-hop lightpath is reliable ({limited_by}); "
+                "raise laser_power_dbm, or plan without max_lightpath_hops"
+            )
+    elif max_hops is not None and max_hops < 1:
+        raise InvalidInputError(f"max_lightpath_hops must be >= 1, got {max_hops}")
     check_time_limit(time_limit_s)
     check_node_limits(max_tx, max_rx)
     if method not in METHODS:
@@ -171,29 +201,47 @@ def prepare_plan(
         time_limit_s=time_limit_s,
         max_tx=max_tx,
         max_rx=max_rx,
+        optics=optics,
+        max_hops=max_hops,
     )
 
 
-def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> list[AlgorithmPlan]:
-    """Solve every stage of every chosen algorithm; `progress(algorithm, done, total)`."""
-    plans = []
+def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> list[PlannedAlgorithm]:
+    """Solve every stage of every chosen algorithm and evaluate its optics;
+    `progress(algorithm, done, total)`."""
+    out = []
     for algorithm, params in spec.choices:
         step = None if progress is None else _bind(progress, algorithm.name)
-        plans.append(
-            plan_algorithm(
-                algorithm,
-                spec.ring,
-                params,
-                spec.message_bytes,
-                spec.hardware,
-                spec.method,
-                spec.time_limit_s,
-                step,
-                spec.max_tx,
-                spec.max_rx,
-            )
+        plan = _solve(spec, algorithm, params, step, spec.max_hops)
+        baseline = None
+        if spec.max_hops is not None:
+            baseline = _solve(spec, algorithm, params, None, None).true_steps
+        out.append(
+            PlannedAlgorithm(plan, evaluate_plan(plan, spec.optics), spec.max_hops, baseline)
         )
-    return plans
+    return out
+
+
+def _solve(
+    spec: PlanSpec,
+    algorithm: Algorithm,
+    params: Params,
+    progress: ProgressCallback | None,
+    max_hops: int | None,
+) -> AlgorithmPlan:
+    return plan_algorithm(
+        algorithm,
+        spec.ring,
+        params,
+        spec.message_bytes,
+        spec.hardware,
+        spec.method,
+        spec.time_limit_s,
+        progress,
+        spec.max_tx,
+        spec.max_rx,
+        max_hops,
+    )
 
 
 def _bind(progress: PlanProgress, name: str) -> ProgressCallback:
@@ -246,9 +294,10 @@ def recommendation(plans: Sequence[AlgorithmPlan]) -> list[dict[str, Any]]:
     return advice
 
 
-def plan_payload(p: AlgorithmPlan) -> dict[str, Any]:
+def plan_payload(planned: PlannedAlgorithm) -> dict[str, Any]:
     """One algorithm's plan as JSON-ready data. Identical stages share one solution: a stage's
     `solution_stage` is the index of the first stage with the same demands."""
+    p = planned.plan
     claimed = p.claimed_steps
     first: dict[int, int] = {}
     for s in p.stages:
@@ -277,6 +326,14 @@ def plan_payload(p: AlgorithmPlan) -> dict[str, Any]:
         ],
         "time_s": p.timings[0].time_s if p.timings else None,
         "seconds": round(p.seconds, 3),
+        "feasibility": feasibility_payload(planned.optics),
+        "routing_constraint": None
+        if planned.unconstrained_steps is None
+        else {
+            "max_lightpath_hops": planned.max_hops,
+            "true_steps_unconstrained": planned.unconstrained_steps,
+            "steps_cost": p.true_steps - planned.unconstrained_steps,
+        },
         "stages": [
             {
                 "index": s.index,

@@ -30,7 +30,12 @@ class Settings(BaseSettings):
         "redis://127.0.0.1:6379/0"
     )
     queue_name: Annotated[str, Field(description="RQ queue name")] = "rwaopt-plans"
-    inline_workers: Annotated[int, Field(ge=1, le=64, description="threads for inline jobs")] = 2
+    inline_workers: Annotated[
+        int, Field(ge=1, le=64, description="queued plans solved at once by inline jobs")
+    ] = 2
+    solver_processes: Annotated[
+        int, Field(ge=1, le=64, description="solver processes of the API (plans and rwa)")
+    ] = 2
     host: Annotated[str, Field(description="bind address of `rwaopt serve`")] = "127.0.0.1"
     port: Annotated[int, Field(ge=1, le=65535, description="port of `rwaopt serve`")] = 8000
 

@@ -54,3 +54,9 @@ class NotReadyError(RwaoptError):
     """The resource exists but is not finished yet (e.g. a queued plan has no lightpaths)."""
 
     code = "not_ready"
+
+
+class SolverCrashedError(RwaoptError):
+    """A solver process died (not the caller's fault; retrying with less may work)."""
+
+    code = "solver_crashed"

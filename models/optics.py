@@ -2,18 +2,40 @@
 functions with units in their names. Losses and penalties are in dB, powers in dBm or mW as
 named. Eq. (4), the worst-case path length, is `closed_forms.optree_max_path_hops`.
 
-Defaults for the physical parameters are not set here: the paper gives none (it cites [35]-[37]
-for the model, not for values); the optical-feasibility issue decides them.
+`OpticalParameters` holds the physical constants. The paper prints the model but no values
+(it cites [35]-[37] for the model; those papers are not in this repository, so no value could
+be checked against them): every default below is an assumption, said so in ASSUMPTIONS, in the
+REST schema and in the README. Change them per request.
+
+Two readings had to be fixed:
+- eq. (6) has no receiver sensitivity (it compares the laser power with loss + penalty, i.e. a
+  0 dBm receiver); `receiver_sensitivity_dbm` defaults to 0 so the default is eq. (6) as
+  printed;
+- eq. (9) applied to eq. (7)'s SNR in dB needs SNR >= 80.1 for BER < 1e-9, i.e. a signal 80 dB
+  above the noise. `snr_scale="db"` (default) is the paper as printed; "linear" feeds
+  eq. (9) the ratio P_S / (P_N + P_O) instead (19.0 dB for 1e-9), the usual textbook reading.
+  Results carry both BERs.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, fields
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from models.errors import InvalidInputError
+
+FloatArray = npt.NDArray[np.float64]
 
 RELIABLE_BER = 1e-9  # OpTree journal Sec. IV-B.2, after [37]
 
 
-def total_loss_db(modulator_loss_db: float, hops: float, pass_loss_db_per_node: float) -> float:
+def total_loss_db(
+    modulator_loss_db: float, hops: float | FloatArray, pass_loss_db_per_node: float
+) -> float | FloatArray:
     """Eq. (5): L_l = P_m + L_max * P_pass (modulator loss plus one pass-through per node)."""
     return modulator_loss_db + hops * pass_loss_db_per_node
 
@@ -37,8 +59,9 @@ def snr_db(signal_mw: float, crosstalk_mw: float, other_noise_mw: float) -> floa
 
 
 def ber(snr: float) -> float:
-    """Eq. (9): BER = 1/2 exp(-SNR / 4), with SNR the value of eq. (7) as printed (in dB)."""
-    return 0.5 * math.exp(-snr / 4.0)
+    """Eq. (9): BER = 1/2 exp(-SNR / 4), with SNR the value of eq. (7) as printed (in dB).
+    For SNR < 0 the formula exceeds 1/2, which no channel does (a coin toss is 1/2): capped."""
+    return 0.5 * math.exp(-max(snr, 0.0) / 4.0)
 
 
 def snr_for_ber(target_ber: float = RELIABLE_BER) -> float:
@@ -54,3 +77,159 @@ def dbm_to_mw(power_dbm: float) -> float:
 
 def mw_to_dbm(power_mw: float) -> float:
     return 10.0 * math.log10(power_mw)
+
+
+SnrScale = Literal["db", "linear"]
+
+
+@dataclass(frozen=True)
+class OpticalParameters:
+    """Physical constants of eqs. (5)-(9). Every default is an assumption (see ASSUMPTIONS)."""
+
+    laser_power_dbm: float = 10.0
+    modulator_loss_db: float = 1.0
+    pass_loss_db_per_node: float = 0.1
+    extinction_penalty_db: float = 1.0
+    receiver_sensitivity_dbm: float = 0.0
+    tx_crosstalk_dbm: float = -40.0
+    rx_crosstalk_dbm_per_node: float = -40.0
+    other_noise_dbm: float = -40.0
+    snr_scale: SnrScale = "db"
+    target_ber: float = RELIABLE_BER
+
+    def __post_init__(self) -> None:
+        for name in ("modulator_loss_db", "pass_loss_db_per_node", "extinction_penalty_db"):
+            if getattr(self, name) < 0:
+                raise InvalidInputError(f"{name} must be >= 0 dB, got {getattr(self, name)}")
+        if not 0 < self.target_ber < 0.5:
+            raise InvalidInputError(f"target_ber must be in (0, 0.5), got {self.target_ber}")
+        if self.snr_scale not in ("db", "linear"):
+            raise InvalidInputError(f"snr_scale must be 'db' or 'linear', got {self.snr_scale!r}")
+
+    @property
+    def required_snr_db(self) -> float:
+        """The eq. (7) SNR (in dB) that eq. (9) needs for `target_ber` under `snr_scale`."""
+        needed = snr_for_ber(self.target_ber)
+        return needed if self.snr_scale == "db" else 10.0 * math.log10(needed)
+
+
+ASSUMPTIONS: dict[str, str] = {
+    "laser_power_dbm": "assumption: 10 dBm per wavelength at the modulator input; the paper "
+    "gives no value",
+    "modulator_loss_db": "assumption: 1 dB (P_m, eq. 5); the paper gives no value",
+    "pass_loss_db_per_node": "assumption: 0.1 dB per node passed (P_pass, eq. 5): the through "
+    "loss of a node's off-resonance rings; the paper gives no value",
+    "extinction_penalty_db": "assumption: 1 dB (P_p, eq. 6); the paper gives no value",
+    "receiver_sensitivity_dbm": "eq. (6) as printed: 0 dBm (the paper compares laser power "
+    "with loss + penalty directly)",
+    "tx_crosstalk_dbm": "assumption: -40 dBm (P_Tx, eq. 8); the paper gives no value",
+    "rx_crosstalk_dbm_per_node": "assumption: -40 dBm per node (P_Rx, eq. 8); the paper gives "
+    "no value",
+    "other_noise_dbm": "assumption: -40 dBm (P_O, eq. 7); the paper gives no value",
+    "snr_scale": "'db' = eq. (9) as printed, fed eq. (7)'s SNR in dB; 'linear' feeds it the ratio",
+    "target_ber": "1e-9: OpTree journal Sec. IV-B.2, after [37]",
+}
+assert set(ASSUMPTIONS) == {f.name for f in fields(OpticalParameters)}
+
+
+def ber_of_snr_db(snr: npt.ArrayLike, scale: SnrScale) -> FloatArray:
+    """Eq. (9), BER = 1/2 exp(-SNR/4), on eq. (7) SNRs given in dB, read per `scale`
+    (vectorised `ber`; capped at 1/2 likewise)."""
+    x = np.asarray(snr, dtype=np.float64)
+    if scale == "linear":
+        x = 10.0 ** (np.minimum(x, 3000.0) / 10.0)
+    return np.asarray(0.5 * np.exp(-np.maximum(x, 0.0) / 4.0), dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class LightpathOptics:
+    """Eqs. (5)-(9) for lightpaths (arrays, one entry per lightpath, or 0-d for one)."""
+
+    hops: FloatArray
+    loss_db: FloatArray
+    margin_db: FloatArray
+    signal_dbm: FloatArray
+    crosstalk_mw: FloatArray
+    snr_db: FloatArray
+    ber: FloatArray
+    ber_other_scale: FloatArray
+
+
+def lightpaths(
+    params: OpticalParameters,
+    hops: npt.ArrayLike,
+    rx_neighbours: npt.ArrayLike,
+    tx_neighbours: npt.ArrayLike,
+) -> LightpathOptics:
+    """Eqs. (5)-(9) for each lightpath of `hops` links that picks up Rx crosstalk at
+    `rx_neighbours` nodes and Tx crosstalk from `tx_neighbours` transmitters. The paper's
+    worst case (eq. 8) is rx_neighbours = L_max and tx_neighbours = 1."""
+    h = np.asarray(hops, dtype=np.float64)
+    rx = np.asarray(rx_neighbours, dtype=np.float64)
+    tx = np.asarray(tx_neighbours, dtype=np.float64)
+    loss = total_loss_db(params.modulator_loss_db, h, params.pass_loss_db_per_node)  # eq. (5)
+    margin = (  # eq. (6) as a margin, less the receiver sensitivity
+        params.laser_power_dbm - (loss + params.extinction_penalty_db)
+    ) - params.receiver_sensitivity_dbm
+    signal = params.laser_power_dbm - loss
+    crosstalk = rx * 10.0 ** (params.rx_crosstalk_dbm_per_node / 10.0) + tx * 10.0 ** (
+        params.tx_crosstalk_dbm / 10.0
+    )  # eq. (8) with the lightpath's own neighbour counts
+    noise_mw = crosstalk + 10.0 ** (params.other_noise_dbm / 10.0)
+    # eq. (7) in the dB domain: 10 log10(P_S / (P_N + P_O)) = P_S[dBm] - (P_N + P_O)[dBm];
+    # the same number, without P_S underflowing to 0 mW for very long paths.
+    snr = signal - 10.0 * np.log10(noise_mw)
+    other: SnrScale = "linear" if params.snr_scale == "db" else "db"
+    return LightpathOptics(
+        hops=h,
+        loss_db=np.asarray(loss, dtype=np.float64),
+        margin_db=np.asarray(margin, dtype=np.float64),
+        signal_dbm=np.asarray(signal, dtype=np.float64),
+        crosstalk_mw=crosstalk,
+        snr_db=snr,
+        ber=ber_of_snr_db(snr, params.snr_scale),
+        ber_other_scale=ber_of_snr_db(snr, other),
+    )
+
+
+def min_laser_power_dbm(
+    params: OpticalParameters,
+    hops: npt.ArrayLike,
+    rx_neighbours: npt.ArrayLike,
+    tx_neighbours: npt.ArrayLike,
+) -> FloatArray:
+    """Least laser power per lightpath that meets eq. (6) and BER < target (eqs. 7-9): the
+    larger of loss + P_p + sensitivity and loss + required SNR + noise (all in dB/dBm).
+    The crosstalk powers are absolute in eq. (8), so they do not grow with the laser."""
+    h = np.asarray(hops, dtype=np.float64)
+    loss = params.modulator_loss_db + h * params.pass_loss_db_per_node
+    noise_mw = (
+        np.asarray(rx_neighbours, dtype=np.float64) * dbm_to_mw(params.rx_crosstalk_dbm_per_node)
+        + np.asarray(tx_neighbours, dtype=np.float64) * dbm_to_mw(params.tx_crosstalk_dbm)
+        + dbm_to_mw(params.other_noise_dbm)
+    )
+    for_power = loss + params.extinction_penalty_db + params.receiver_sensitivity_dbm
+    for_ber = loss + params.required_snr_db + 10.0 * np.log10(noise_mw)
+    return np.asarray(np.maximum(for_power, for_ber), dtype=np.float64)
+
+
+def max_hops(params: OpticalParameters, limit: int = 100_000) -> tuple[int, str]:
+    """The longest worst-case lightpath (eq. 8 with L_max = hops, one Tx neighbour) that meets
+    both the power constraint (eq. 6) and BER < target; and which constraint stops it.
+    0 hops means not even a one-hop lightpath works."""
+
+    def ok(h: int) -> tuple[bool, bool]:
+        optics = lightpaths(params, h, h, 1)
+        return bool(optics.margin_db >= 0), bool(optics.ber < params.target_ber)
+
+    lo, hi = 0, limit
+    if all(ok(hi)):
+        return hi, "none up to the search limit"
+    while hi - lo > 1:  # both constraints get worse with every hop: bisect on hops
+        mid = (lo + hi) // 2
+        if all(ok(mid)):
+            lo = mid
+        else:
+            hi = mid
+    power_ok, _ = ok(hi)
+    return lo, "power (eq. 6)" if not power_ok else "BER (eqs. 7-9)"

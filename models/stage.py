@@ -13,7 +13,7 @@ from enum import StrEnum
 import numpy as np
 import numpy.typing as npt
 
-from models.errors import InvalidInputError
+from models.errors import AlgorithmRefusedError, InvalidInputError
 
 IntArray = npt.NDArray[np.int64]
 
@@ -165,3 +165,28 @@ class Schedule:
 
     def stages(self) -> list[Stage]:
         return [self.stage(i) for i in range(self.stage_count)]
+
+
+def within_hops(stage: Stage, max_hops: int) -> Stage:
+    """The stage with every direction whose arc is longer than `max_hops` forbidden: a loss
+    budget bounds the path length (OpTree journal Sec. IV-B, eqs. 4-6). Raises when a demand
+    has no direction left, naming it."""
+    n = stage.nodes
+    s, d, a = stage.sources, stage.destinations, stage.allowed
+    cw_len, ccw_len = (d - s) % n, (s - d) % n
+    cw_ok = (cw_len <= max_hops) & (a != CCW_ONLY)
+    ccw_ok = (ccw_len <= max_hops) & (a != CW_ONLY)
+    stuck = np.flatnonzero(~(cw_ok | ccw_ok))
+    if len(stuck):
+        i = int(stuck[0])
+        shortest = int(
+            min(cw_len[i] if a[i] != CCW_ONLY else n, ccw_len[i] if a[i] != CW_ONLY else n)
+        )
+        raise AlgorithmRefusedError(
+            f"{stage.label or 'a stage'}: the lightpath {int(s[i])} -> {int(d[i])} needs "
+            f"{shortest} hops, more than the limit of {max_hops}; raise the limit (or the "
+            "laser power) or choose another algorithm",
+            {"source": int(s[i]), "destination": int(d[i]), "hops": shortest, "max_hops": max_hops},
+        )
+    allowed = np.where(cw_ok & ccw_ok, ANY, np.where(cw_ok, CW_ONLY, CCW_ONLY))
+    return Stage.from_demands(n, s, d, stage.counts, allowed, stage.label)

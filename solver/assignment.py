@@ -92,6 +92,5 @@ class Assignment:
             k = self.count[pick]
             np.add.at(loads[direction], lo, k)
             np.add.at(loads[direction], hi, -k)
-            np.add.at(loads[direction], np.zeros(int((lo > hi).sum()), dtype=np.int64),
-                      k[lo > hi])
+            np.add.at(loads[direction], np.zeros(int((lo > hi).sum()), dtype=np.int64), k[lo > hi])
         return np.cumsum(loads[:, :n], axis=1)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from models.algorithms.base import Algorithm, ClosedForm, ParamValue
 from models.errors import InvalidInputError
 from models.ring import Hardware, Ring
-from models.stage import Stage
+from models.stage import Stage, within_hops
 from models.timing import hardware_lower_bound_s, slot_time_s
 from solver.outcome import Method, RwaResult
 from solver.solve import solve_stage
@@ -90,8 +90,10 @@ def plan_algorithm(
     progress: ProgressCallback | None = None,
     max_tx: int | None = None,
     max_rx: int | None = None,
+    max_hops: int | None = None,
 ) -> AlgorithmPlan:
-    """Solve every stage of `algorithm` on `ring` and time it for each message size."""
+    """Solve every stage of `algorithm` on `ring` and time it for each message size.
+    With `max_hops`, no lightpath may be longer (a routing constraint from a loss budget)."""
     started = time.monotonic()
     hardware = hardware or Hardware()
     for size in message_bytes:
@@ -103,6 +105,8 @@ def plan_algorithm(
     stages = []
     for index in range(schedule.stage_count):
         stage = schedule.stage(index)
+        if max_hops is not None:
+            stage = within_hops(stage, max_hops)
         key = _stage_key(stage)
         if key not in solved:
             solved[key] = solve_stage(ring, stage, method, time_limit_s, max_tx, max_rx)

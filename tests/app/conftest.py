@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import psycopg
 import pytest
@@ -34,6 +35,13 @@ def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path_factory.mktemp('db') / 'rwaopt.db'}"
         return
+    with fresh_postgres() as url:
+        yield url
+
+
+@contextmanager
+def fresh_postgres() -> Iterator[str]:
+    """A new, empty PostgreSQL database for one test module; dropped afterwards."""
     name = f"rwaopt_test_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(_admin_dsn(POSTGRES_URL), autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{name}"')

@@ -152,7 +152,13 @@ def test_plan_golden(flag: tuple[str, ...], golden: str) -> None:
     ring all-reduce N=4 moves 2 (N-1) = 6 chunks of m/4; at m = 4096 B a slot is
     1024 * 8 / 40e9 + 25e-6 + 32 flits / 4e9 = 25.2128 us, so 151.2768 us; RD takes
     log2 4 = 2 slots of the whole message: 2 (4096 * 8 / 40e9 + 25e-6 + 128 / 4e9) =
-    51.7024 us; at 1 MiB ring 6 * 79.4768 us = 476.8608 us beats RD 2 * 242.9072 us."""
+    51.7024 us; at 1 MiB ring 6 * 79.4768 us = 476.8608 us beats RD 2 * 242.9072 us.
+    Optics (eqs. 5-9, default parameters): a ring lightpath i -> i+1 has 1 hop, and its
+    destination also transmits on the same fibre and slot, so 1 Rx neighbour: loss
+    1 + 0.1 = 1.1 dB, margin 10 - 1.1 - 1 = 7.90 dB, signal 8.9 dBm over noise
+    1e-4 + 1e-4 mW (-36.99 dBm): SNR 45.89 dB, BER 0.5 e^(-45.89/4) = 5.21e-06; the least laser
+    power for BER 1e-9 is 1.1 + 80.12 - 36.99 = 44.23 dBm. RD's longest lightpath has 2 hops
+    (margin 7.80 dB) and one Rx neighbour: BER 5.34e-06, 44.33 dBm. L_max = N - 1 = 3."""
     code, out, _ = run(*GOLDEN_ARGS, *flag)
     assert code == 0
     assert out == (GOLDEN / golden).read_text()

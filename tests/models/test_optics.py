@@ -37,3 +37,58 @@ def test_snr_needed_for_reliability() -> None:
 def test_dbm_round_trip() -> None:
     assert optics.dbm_to_mw(0.0) == pytest.approx(1.0)
     assert optics.mw_to_dbm(optics.dbm_to_mw(-3.0)) == pytest.approx(-3.0)
+
+
+def test_lightpaths_with_default_parameters_by_hand() -> None:
+    # 10 hops, 10 Rx neighbours, 1 Tx neighbour, defaults: loss 1 + 10 x 0.1 = 2 dB;
+    # margin 10 - (2 + 1) - 0 = 7 dB; signal 8 dBm; crosstalk 10 x 1e-4 + 1e-4 = 1.1e-3 mW;
+    # with P_O = 1e-4 mW the noise is 1.2e-3 mW = -29.208 dBm, so SNR = 37.208 dB and
+    # eq. (9) as printed gives 0.5 exp(-37.208 / 4) = 4.5619e-5.
+    r = optics.lightpaths(optics.OpticalParameters(), 10, 10, 1)
+    assert float(r.loss_db) == pytest.approx(2.0)
+    assert float(r.margin_db) == pytest.approx(7.0)
+    assert float(r.crosstalk_mw) == pytest.approx(1.1e-3)
+    assert float(r.snr_db) == pytest.approx(37.2082, abs=1e-4)
+    assert float(r.ber) == pytest.approx(4.5619e-5, rel=1e-4)
+    # Read as a linear ratio, SNR = 10^3.72 = 5257 and the BER underflows to 0.
+    assert float(r.ber_other_scale) == pytest.approx(0.5 * math.exp(-(10**3.72082) / 4))
+
+
+def test_required_snr_per_reading() -> None:
+    assert optics.OpticalParameters().required_snr_db == pytest.approx(80.1205, abs=1e-4)
+    linear = optics.OpticalParameters(snr_scale="linear")
+    assert linear.required_snr_db == pytest.approx(10 * math.log10(80.1205), abs=1e-4)
+
+
+def test_min_laser_power_by_hand() -> None:
+    # BER needs P_S >= 80.1205 dB above the noise (-29.208 dBm): 50.912 dBm at the detector,
+    # plus the 2 dB loss: 52.912 dBm; the power constraint alone needs only 3 dBm.
+    p = optics.OpticalParameters()
+    assert float(optics.min_laser_power_dbm(p, 10, 10, 1)) == pytest.approx(52.9123, abs=1e-3)
+    # At that power the lightpath has exactly the target BER.
+    at = optics.lightpaths(optics.OpticalParameters(laser_power_dbm=52.9123), 10, 10, 1)
+    assert float(at.ber) == pytest.approx(1e-9, rel=1e-3)
+
+
+def test_max_hops_by_hand() -> None:
+    # Linear reading: the power budget 10 - 1 - 1 - 0 = 8 dB allows 80 hops of 0.1 dB; at
+    # 80 hops the worst-case SNR is 1 dBm - (81e-4 + 1e-4 mW = -20.86 dBm) = 21.86 dB, ratio
+    # 153: BER ~ 1e-17, fine. So 80 hops, limited by power.
+    assert optics.max_hops(optics.OpticalParameters(snr_scale="linear")) == (80, "power (eq. 6)")
+    # As printed, even one hop misses BER 1e-9 (SNR 46 dB < 80.1 dB).
+    assert optics.max_hops(optics.OpticalParameters()) == (0, "BER (eqs. 7-9)")
+    # A laser of 60 dBm: loss allows (60 - 2) / 0.1 = 580 hops, but BER needs
+    # 59 - 0.1 h >= 80.12 + 10 log10((h + 2) 1e-4), which fails long before: BER binds, and the
+    # answer is the last h that passes.
+    strong = optics.OpticalParameters(laser_power_dbm=60.0)
+    hops, limited_by = optics.max_hops(strong)
+    assert limited_by == "BER (eqs. 7-9)"
+    ok = optics.lightpaths(strong, hops, hops, 1)
+    over = optics.lightpaths(strong, hops + 1, hops + 1, 1)
+    assert float(ok.ber) < 1e-9 <= float(over.ber)
+
+
+def test_parameters_are_checked() -> None:
+    with pytest.raises(optics.InvalidInputError, match="target_ber"):
+        optics.OpticalParameters(target_ber=0.7)
+    assert set(optics.ASSUMPTIONS) >= {"laser_power_dbm", "target_ber"}

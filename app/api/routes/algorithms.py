@@ -6,21 +6,23 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
+from app.api.errors import responses
+from app.api.params import QueryInt
 from app.catalog_view import catalog
 
 router = APIRouter(prefix="/algorithms", tags=["algorithms"])
 
 
-@router.get("")
+@router.get("", responses=responses(400, 404, 422))
 def list_algorithms(
     collective: Annotated[
         str | None, Query(description="allgather, allreduce or alltoall (default: all)")
     ] = None,
     nodes: Annotated[
-        int | None, Query(ge=2, le=4096, description="ring size N, to evaluate closed forms")
+        QueryInt | None, Query(ge=2, le=4096, description="ring size N, to evaluate closed forms")
     ] = None,
     wavelengths: Annotated[
-        int | None, Query(ge=1, le=4096, description="wavelengths per fibre")
+        QueryInt | None, Query(ge=1, le=4096, description="wavelengths per fibre")
     ] = None,
 ) -> list[dict[str, Any]]:
     """Every catalog entry; with `nodes` and `wavelengths`, each closed form's value too."""

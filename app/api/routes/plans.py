@@ -6,16 +6,21 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Query, Response, status
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 
 from app.api.deps import get_store
+from app.api.errors import responses
+from app.api.params import QueryInt
+from app.compute import plan_async
 from app.jobs import submit
 from app.lightpath_table import rows
 from app.persistence.store import PlanStore
 from app.persistence.tables import PlanRow
-from app.plans import execute, spec_from_request
+from app.plans import spec_from_request
 from app.plots import KINDS, channel_usage_figure, render, time_figure
 from app.schemas import PlanDocument, PlanPage, PlanRequest, PlanSummary
+from app.settings import get_settings
 from models.errors import NotFoundError, NotReadyError
 
 router = APIRouter(prefix="/plans", tags=["plans"])
@@ -57,10 +62,6 @@ EXAMPLES = {
 }
 
 Store = Annotated[PlanStore, Depends(get_store)]
-ERRORS: dict[int | str, dict[str, Any]] = {
-    404: {"description": "no such plan"},
-    409: {"description": "the plan is not done yet"},
-}
 
 
 def document(row: PlanRow) -> dict[str, Any]:
@@ -82,18 +83,21 @@ def _utc(moment: datetime) -> datetime:
 
 @router.post(
     "",
-    status_code=status.HTTP_201_CREATED,
+    status_code=status.HTTP_200_OK,
     response_model=PlanDocument,
-    responses={202: {"model": PlanDocument, "description": "queued (wait=false)"}},
+    responses={
+        202: {"model": PlanDocument, "description": "queued (wait=false)"},
+        **responses(400, 404, 413, 422, 503),
+    },
 )
-def create_plan(
+async def create_plan(
     body: Annotated[PlanRequest, Body(openapi_examples=EXAMPLES)],
     store: Store,
     response: Response,
     wait: Annotated[
         bool,
         Query(
-            description="true: solve now and return the plan (201); false: queue it and "
+            description="true: solve now and return the stored plan (200); false: queue it and "
             "return at once (202), then poll GET /api/v1/plans/{id}"
         ),
     ] = True,
@@ -101,27 +105,27 @@ def create_plan(
     """Plan the algorithms: per algorithm its stages (chi, steps, bound, gap, status, method),
     claimed vs true steps, time per message size, efficiency against the hardware bound, and
     a recommendation per message size. The request is checked completely before anything is
-    solved or stored; a solve runs in a worker thread (or an RQ worker), never on the event
+    solved or stored; solves run in solver processes (or RQ workers), never on the event
     loop."""
-    spec = spec_from_request(body)
+    spec_from_request(body)  # every input error is a 4xx now, before anything is stored
     request = body.model_dump(mode="json")
     if not wait:
-        row = store.create(request, status="queued")
+        row = await run_in_threadpool(store.create, request, "queued")
         submit(row.id)
         response.status_code = status.HTTP_202_ACCEPTED
         response.headers["Location"] = f"/api/v1/plans/{row.id}"
         return document(row)
-    result, solutions, seconds = execute(spec)
-    row = store.create(request, "done", result, solutions, seconds)
+    result, solutions, seconds = await plan_async(request, get_settings().solver_processes)
+    row = await run_in_threadpool(store.create, request, "done", result, solutions, seconds)
     response.headers["Location"] = f"/api/v1/plans/{row.id}"
     return document(row)
 
 
-@router.get("", response_model=PlanPage)
+@router.get("", response_model=PlanPage, responses=responses(422))
 def list_plans(
     store: Store,
-    offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
-    limit: Annotated[int, Query(ge=1, le=200)] = 20,
+    offset: Annotated[QueryInt, Query(ge=0, le=10**9)] = 0,
+    limit: Annotated[QueryInt, Query(ge=1, le=200)] = 20,
 ) -> dict[str, Any]:
     """Stored plans, newest first."""
     total, found = store.page(offset, limit)
@@ -157,12 +161,12 @@ def _done(store: PlanStore, plan_id: str) -> PlanRow:
     return row
 
 
-@router.get("/{plan_id}", response_model=PlanDocument, responses={404: ERRORS[404]})
+@router.get("/{plan_id}", response_model=PlanDocument, responses=responses(404, 422))
 def get_plan(plan_id: str, store: Store) -> dict[str, Any]:
     return document(_row(store, plan_id))
 
 
-@router.delete("/{plan_id}", status_code=204, responses={404: ERRORS[404]})
+@router.delete("/{plan_id}", status_code=204, responses=responses(404, 422))
 def delete_plan(plan_id: str, store: Store) -> Response:
     if not store.delete(plan_id):
         raise NotFoundError(f"no plan {plan_id!r}")
@@ -177,7 +181,7 @@ def delete_plan(plan_id: str, store: Store) -> Response:
             "description": "one row per lightpath: algorithm, stage, source, destination, "
             "direction, fiber, wavelength, slot, hops",
         },
-        **ERRORS,
+        **responses(404, 409, 422),
     },
     response_class=StreamingResponse,
 )
@@ -212,7 +216,7 @@ def assignment(
     "/{plan_id}/plots/{kind}.{fmt}",
     responses={
         200: {"content": {"image/png": {}, "image/svg+xml": {}}, "description": "the plot"},
-        **ERRORS,
+        **responses(404, 409, 422),
     },
     response_class=Response,
 )

@@ -6,9 +6,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Query
 
+from app.api.errors import responses
+from app.compute import rwa_async
 from app.schemas import MAX_TIME_LIMIT_S, Method, RwaInput
-from app.service import rwa, rwa_payload
-from models.ring import Ring
+from app.settings import get_settings
 
 router = APIRouter(prefix="/rwa", tags=["rwa"])
 
@@ -20,13 +21,12 @@ EXAMPLE = {
 }
 
 
-@router.post("")
-def solve(
+@router.post("", responses=responses(400, 413, 422, 503))
+async def solve(
     body: Annotated[RwaInput, Body(openapi_examples={"small": {"value": EXAMPLE}})],
     method: Annotated[Method, Query(description="auto, exact, exact-highs or heuristic")] = "auto",
     time_limit_s: Annotated[float, Query(gt=0, le=MAX_TIME_LIMIT_S)] = 10.0,
 ) -> dict[str, Any]:
-    """chi, lower bound, status, steps, method and the validated assignment. Runs in a worker
-    thread (a plain `def` endpoint), so a long solve does not block the event loop."""
-    stage, result = rwa(body, method, time_limit_s)
-    return rwa_payload(stage, result, Ring(body.nodes, body.fibers, body.wavelengths))
+    """chi, lower bound, status, steps, method and the validated assignment. Solved in a solver
+    process (app.compute), so a long solve does not block the event loop."""
+    return await rwa_async(body.model_dump(), method, time_limit_s, get_settings().solver_processes)

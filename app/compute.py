@@ -1,0 +1,117 @@
+"""Solves run in a pool of solver processes, never in the API's event loop or its threads:
+the heuristics are numpy/Python code that holds the GIL for long stretches, so a solve in a
+thread would make /health wait. Arguments and results cross the process boundary as plain
+JSON-ready data and bytes.
+
+The pool uses the 'spawn' start method: the API process runs threads (uvicorn, SQLAlchemy
+pools), which 'fork' would copy in an undefined state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from typing import Any
+
+from app.persistence.store import Solution
+from app.plans import execute, spec_from_request
+from app.schemas import PlanRequest, RwaInput
+from app.service import rwa, rwa_payload
+from models.errors import RwaoptError, SolverCrashedError
+from models.ring import Ring
+
+PlanOutcome = tuple[dict[str, Any], list[Solution], float]
+
+_pool: ProcessPoolExecutor | None = None
+_lock = threading.Lock()
+
+
+def pool(processes: int) -> ProcessPoolExecutor:
+    global _pool
+    with _lock:
+        if _pool is None:
+            _pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"))
+        return _pool
+
+
+def shutdown() -> None:
+    global _pool
+    with _lock:
+        if _pool is not None:
+            _pool.shutdown(cancel_futures=True)
+            _pool = None
+
+
+def _plan(request: dict[str, Any]) -> PlanOutcome | dict[str, Any]:
+    try:
+        return execute(spec_from_request(PlanRequest.model_validate(request)))
+    except RwaoptError as error:
+        return {"error": {"code": error.code, "message": error.message, "detail": error.detail}}
+
+
+def _rwa(body: dict[str, Any], method: str, time_limit_s: float) -> dict[str, Any]:
+    data = RwaInput.model_validate(body)
+    try:
+        stage, result = rwa(data, method, time_limit_s)
+    except RwaoptError as error:
+        return {"error": {"code": error.code, "message": error.message, "detail": error.detail}}
+    return rwa_payload(stage, result, Ring(data.nodes, data.fibers, data.wavelengths))
+
+
+def plan_in_pool(request: dict[str, Any], processes: int) -> PlanOutcome:
+    """Blocking: solve a plan request in the pool (raises the solver's RwaoptError)."""
+    with _crash_guard():
+        outcome = pool(processes).submit(_plan, request).result()
+    if isinstance(outcome, dict):
+        raise _rebuild(outcome["error"])
+    return outcome
+
+
+async def plan_async(request: dict[str, Any], processes: int) -> PlanOutcome:
+    with _crash_guard():
+        outcome = await asyncio.wrap_future(pool(processes).submit(_plan, request))
+    if isinstance(outcome, dict):
+        raise _rebuild(outcome["error"])
+    return outcome
+
+
+async def rwa_async(
+    body: dict[str, Any], method: str, time_limit_s: float, processes: int
+) -> dict[str, Any]:
+    with _crash_guard():
+        outcome = await asyncio.wrap_future(
+            pool(processes).submit(_rwa, body, method, time_limit_s)
+        )
+    if "error" in outcome:
+        raise _rebuild(outcome["error"])
+    return outcome
+
+
+@contextmanager
+def _crash_guard() -> Iterator[None]:
+    """A solver process that dies (e.g. killed for memory) breaks the pool: start a new one
+    next time and tell the caller."""
+    try:
+        yield
+    except BrokenProcessPool:
+        shutdown()
+        raise SolverCrashedError(
+            "the solver process died (out of memory?); try a smaller ring or the heuristic method"
+        ) from None
+
+
+def _rebuild(error: dict[str, Any]) -> RwaoptError:
+    """The same exception class as in the solver process, so the HTTP mapping is unchanged."""
+    from models import errors
+
+    kinds = {
+        cls.code: cls
+        for cls in vars(errors).values()
+        if isinstance(cls, type) and issubclass(cls, errors.RwaoptError)
+    }
+    return kinds.get(error["code"], errors.RwaoptError)(error["message"], error["detail"])

@@ -1,0 +1,232 @@
+"""Optical feasibility of a plan, lightpath by lightpath (OpTree journal Sec. IV-B, eqs. 4-9).
+
+The paper bounds loss and crosstalk with one worst-case path length L_max (eq. 4) and the
+worst-case crosstalk L_max P_Rx + P_Tx (eq. 8). A plan knows every lightpath, so each one is
+evaluated with its own hop count and the crosstalk it really picks up:
+
+- Rx crosstalk: one P_Rx for every node on its path (the h - 1 nodes it passes, and its
+  destination) where another lightpath of the same slot, direction and fibre is added or
+  dropped: that node's rings are tuned into the band and leak into the passing signal;
+- Tx crosstalk: one P_Tx when another lightpath of the same slot, direction and fibre is
+  modulated at its source.
+
+Both counts are at most the paper's worst case (h <= L_max nodes, one transmitter), so a
+lightpath is never worse than eq. (8) at its own length: the property test checks this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from models import optics
+from models.optics import OpticalParameters
+from models.ring import DIRECTION_NAMES, Ring
+from models.stage import Stage
+from solver.assignment import Assignment
+from solver.plan import AlgorithmPlan
+
+IntArray = npt.NDArray[np.int64]
+CHUNK_CELLS = 1 << 24  # groups x nodes evaluated at once (bounds memory on huge stages)
+
+
+def neighbours(ring: Ring, table: dict[str, IntArray]) -> tuple[IntArray, IntArray]:
+    """Per lightpath of `table` (Assignment.lightpaths): (Rx neighbour nodes, Tx neighbours)."""
+    n = ring.nodes
+    s, d, o = table["source"], table["destination"], table["direction"]
+    count = len(s)
+    rx = np.zeros(count, dtype=np.int64)
+    tx = np.zeros(count, dtype=np.int64)
+    if count == 0:
+        return rx, tx
+    key = (table["slot"] * 2 + o) * ring.fibers_per_direction + table["fiber"]
+    groups, group = np.unique(key, return_inverse=True)
+    order = np.argsort(group, kind="stable")
+    starts = np.searchsorted(group[order], np.arange(len(groups) + 1))
+    per_chunk = max(1, CHUNK_CELLS // n)
+    for first in range(0, len(groups), per_chunk):
+        last = min(len(groups), first + per_chunk)
+        pick = order[starts[first] : starts[last]]
+        g = group[pick] - first
+        size = (last - first) * n
+        ends = np.bincount(g * n + s[pick], minlength=size) + np.bincount(
+            g * n + d[pick], minlength=size
+        )
+        sends = np.bincount(g * n + s[pick], minlength=size)
+        active = (ends >= 1).reshape(-1, n).astype(np.int64)
+        prefix = np.zeros((last - first, n + 1), dtype=np.int64)
+        np.cumsum(active, axis=1, out=prefix[:, 1:])
+        # Interior nodes: strictly between the endpoints along the route, h - 1 of them.
+        lo = np.where(o[pick] == 0, s[pick], d[pick])
+        hops = table["hops"][pick]
+        start = (lo + 1) % n
+        length = hops - 1
+        stop = start + length
+        wrap = stop > n
+        inner = np.where(
+            wrap,
+            prefix[g, n] - prefix[g, start] + prefix[g, np.where(wrap, stop - n, 0)],
+            prefix[g, np.minimum(stop, n)] - prefix[g, start],
+        )
+        rx[pick] = inner + (ends[g * n + d[pick]] >= 2)
+        tx[pick] = sends[g * n + s[pick]] >= 2
+    return rx, tx
+
+
+@dataclass(frozen=True)
+class LightpathReport:
+    """One lightpath with its optics; `blocking` says what fails ('' when reliable)."""
+
+    stage: int
+    source: int
+    destination: int
+    direction: str
+    slot: int
+    fiber: int
+    wavelength: int
+    hops: int
+    rx_neighbours: int
+    tx_neighbours: int
+    loss_db: float
+    margin_db: float
+    snr_db: float
+    ber: float
+    ber_other_scale: float
+    min_laser_power_dbm: float
+    blocking: str
+
+
+@dataclass(frozen=True)
+class StageOptics:
+    index: int
+    lightpaths: int
+    failing: int
+    failing_power: int  # margin < 0 (eq. 6)
+    failing_ber: int  # BER >= target (eqs. 7-9)
+    max_hops: int
+    worst: LightpathReport | None  # highest BER, then lowest margin
+    min_laser_power_dbm: float | None
+
+
+@dataclass(frozen=True)
+class PlanOptics:
+    params: OpticalParameters
+    stages: tuple[StageOptics, ...]
+    closed_form_hops: float
+    closed_form_source: str
+    closed_form: optics.LightpathOptics
+    budget_max_hops: int
+    budget_limited_by: str
+
+    @property
+    def worst(self) -> LightpathReport | None:
+        reports = [s.worst for s in self.stages if s.worst is not None]
+        return max(reports, key=lambda r: (r.ber, -r.margin_db), default=None)
+
+    @property
+    def feasible(self) -> bool:
+        return all(s.failing == 0 for s in self.stages)
+
+    @property
+    def min_laser_power_dbm(self) -> float | None:
+        values = [s.min_laser_power_dbm for s in self.stages if s.min_laser_power_dbm is not None]
+        return max(values, default=None)
+
+    @property
+    def failing_stages(self) -> list[StageOptics]:
+        return [s for s in self.stages if s.failing]
+
+
+def _blocking(params: OpticalParameters, margin: float, ber: float) -> str:
+    reasons = []
+    if margin < 0:
+        reasons.append(f"power: margin {margin:.2f} dB < 0 (eq. 6)")
+    if ber >= params.target_ber:
+        reasons.append(f"BER {ber:.3g} >= {params.target_ber:g} (eqs. 7-9)")
+    return "; ".join(reasons)
+
+
+def evaluate_stage(
+    ring: Ring, stage: Stage, assignment: Assignment, params: OpticalParameters, index: int
+) -> StageOptics:
+    table = assignment.lightpaths(ring, stage)
+    if len(table["source"]) == 0:
+        return StageOptics(index, 0, 0, 0, 0, 0, None, None)
+    rx, tx = neighbours(ring, table)
+    result = optics.lightpaths(params, table["hops"], rx, tx)
+    need = optics.min_laser_power_dbm(params, table["hops"], rx, tx)
+    power = result.margin_db < 0
+    noisy = result.ber >= params.target_ber
+    bad = power | noisy
+    i = int(np.lexsort((result.margin_db, -result.ber))[0])
+    worst = LightpathReport(
+        stage=index,
+        source=int(table["source"][i]),
+        destination=int(table["destination"][i]),
+        direction=DIRECTION_NAMES[int(table["direction"][i])],
+        slot=int(table["slot"][i]),
+        fiber=int(table["fiber"][i]),
+        wavelength=int(table["wavelength"][i]),
+        hops=int(table["hops"][i]),
+        rx_neighbours=int(rx[i]),
+        tx_neighbours=int(tx[i]),
+        loss_db=float(result.loss_db[i]),
+        margin_db=float(result.margin_db[i]),
+        snr_db=float(result.snr_db[i]),
+        ber=float(result.ber[i]),
+        ber_other_scale=float(result.ber_other_scale[i]),
+        min_laser_power_dbm=float(need[i]),
+        blocking=_blocking(params, float(result.margin_db[i]), float(result.ber[i])),
+    )
+    return StageOptics(
+        index=index,
+        lightpaths=len(rx),
+        failing=int(bad.sum()),
+        failing_power=int(power.sum()),
+        failing_ber=int(noisy.sum()),
+        max_hops=int(table["hops"].max()),
+        worst=worst,
+        min_laser_power_dbm=float(need.max()),
+    )
+
+
+def evaluate_plan(plan: AlgorithmPlan, params: OpticalParameters) -> PlanOptics:
+    """Every stage of `plan` (identical stages evaluated once) beside the paper's bound."""
+    done: dict[int, StageOptics] = {}
+    stages = []
+    for s in plan.stages:
+        key = id(s.result)
+        if key not in done:
+            done[key] = evaluate_stage(plan.ring, s.stage, s.result.assignment, params, s.index)
+        first = done[key]
+        worst = None if first.worst is None else _restage(first.worst, s.index)
+        stages.append(
+            StageOptics(
+                s.index, first.lightpaths, first.failing, first.failing_power,
+                first.failing_ber, first.max_hops, worst, first.min_laser_power_dbm,
+            )
+        )  # fmt: skip
+    form = next((f for f in plan.closed_forms if f.quantity == "max_path_hops"), None)
+    if form is not None and form.value is not None:
+        hops, source = float(form.value), form.source
+    else:
+        hops = float(plan.ring.nodes - 1)
+        source = "no closed form in the papers for this algorithm: N - 1, the longest arc"
+    budget, limited_by = optics.max_hops(params)
+    return PlanOptics(
+        params=params,
+        stages=tuple(stages),
+        closed_form_hops=hops,
+        closed_form_source=source,
+        closed_form=optics.lightpaths(params, hops, hops, 1),
+        budget_max_hops=budget,
+        budget_limited_by=limited_by,
+    )
+
+
+def _restage(report: LightpathReport, index: int) -> LightpathReport:
+    if report.stage == index:
+        return report
+    return LightpathReport(**{**report.__dict__, "stage": index})

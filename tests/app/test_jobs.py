@@ -1,0 +1,126 @@
+"""Queued plans on the compose deployment's real parts: an RQ worker process reading the local
+Redis, writing to the local PostgreSQL; and the job function's own edge cases."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.jobs import run_plan_job
+from app.persistence.store import PlanStore
+from app.settings import get_settings
+from tests.app.conftest import fresh_postgres
+
+SMALL = {
+    "ring": {"nodes": 8, "wavelengths_per_fiber": 2},
+    "collective": "allgather",
+    "algorithms": ["ring", "optree"],
+    "message_sizes_bytes": [4096],
+}
+
+
+@pytest.fixture(scope="module")
+def rq_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    with fresh_postgres() as url:
+        env = {
+            "RWAOPT_DATABASE_URL": url,
+            "RWAOPT_JOBS": "rq",
+            "RWAOPT_QUEUE_NAME": f"rwaopt-test-{uuid.uuid4().hex[:8]}",
+        }
+        log = tmp_path_factory.mktemp("worker") / "worker.log"
+        with log.open("wb") as out:
+            worker = subprocess.Popen(
+                [sys.executable, "-m", "app.cli", "worker"],
+                env=dict(os.environ, **env),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        try:
+            yield env
+        finally:
+            worker.terminate()
+            worker.wait(timeout=30)
+
+
+@pytest.fixture
+def rq_client(rq_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
+    for key, value in rq_env.items():
+        monkeypatch.setenv(key, value)
+    get_settings.cache_clear()
+    from app.main import app
+
+    with TestClient(app) as client:
+        yield client
+    get_settings.cache_clear()
+
+
+def wait_until_finished(client: TestClient, plan_id: str, timeout_s: float = 120) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while (doc := client.get(f"/api/v1/plans/{plan_id}").json())["status"] in (
+        "queued",
+        "running",
+    ):
+        assert time.monotonic() < deadline, "the worker did not finish the plan"
+        time.sleep(0.2)
+    return doc
+
+
+def test_rq_worker_solves_a_queued_plan(rq_client: TestClient) -> None:
+    r = rq_client.post("/api/v1/plans", json=SMALL, params={"wait": "false"})
+    assert r.status_code == 202
+    doc = wait_until_finished(rq_client, r.json()["id"])
+    assert doc["status"] == "done", doc
+    direct = rq_client.post("/api/v1/plans", json=SMALL).json()
+    assert doc["result"] == direct["result"] | {
+        "algorithms": [
+            a | {"seconds": b["seconds"]}
+            for a, b in zip(direct["result"]["algorithms"], doc["result"]["algorithms"],
+                            strict=True)
+        ]
+    }
+    assert rq_client.get(f"/api/v1/plans/{doc['id']}/assignment").status_code == 200
+
+
+def test_rq_job_failure_is_reported(rq_client: TestClient) -> None:
+    body = SMALL | {
+        "ring": {"nodes": 300, "wavelengths_per_fiber": 64},
+        "algorithms": ["osm"],
+        "method": "exact",
+    }
+    r = rq_client.post("/api/v1/plans", json=body, params={"wait": "false"})
+    doc = wait_until_finished(rq_client, r.json()["id"])
+    assert doc["status"] == "failed" and doc["result"] is None
+    assert doc["error"]["code"] == "limit_exceeded"
+    r = rq_client.get(f"/api/v1/plans/{doc['id']}/plots/time-vs-message.png")
+    assert r.status_code == 409
+
+
+def test_job_of_a_deleted_plan_does_nothing(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'jobs.db'}"
+    store = PlanStore(url)
+    store.migrate()
+    row = store.create({"collective": "allgather"}, status="queued")
+    assert store.delete(row.id)
+    assert run_plan_job(row.id, url) == "gone"
+    assert run_plan_job("no-such-plan", url) == "gone"
+
+
+def test_job_runs_once(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'jobs.db'}"
+    store = PlanStore(url)
+    store.migrate()
+    row = store.create(SMALL, status="queued")
+    assert run_plan_job(row.id, url) == "done"
+    assert run_plan_job(row.id, url) == "gone"  # a duplicate delivery does not re-solve
+    done = store.get(row.id)
+    assert done is not None and done.status == "done"
+    assert [s.stage_index for s in store.solutions(row.id, "ring")] == [0]
