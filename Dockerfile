@@ -1,3 +1,4 @@
+# One image for the API and the RQ workers (compose picks the command).
 FROM python:3.11-slim
 WORKDIR /srv/rwaopt
 COPY pyproject.toml README.md ./

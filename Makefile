@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install serve test lint
+.PHONY: install serve test lint browser
 
 $(BIN)/rwaopt: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -16,7 +16,13 @@ install: $(BIN)/rwaopt
 serve: install
 	$(BIN)/rwaopt serve
 
-test: install
+# Debian's chromium for the headless check of the docs page (tests/app/test_server.py).
+browser:
+	@command -v chromium >/dev/null || { \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium; }
+
+test: install browser
 	$(BIN)/python -m pytest
 
 lint: install
