@@ -278,7 +278,13 @@ def _emit_table(result: dict[str, Any]) -> None:
         margin = "-" if f["margin_db"] is None else f"{f['margin_db']:.2f}"
         ber = "-" if f["ber"] is None else f"{f['ber']:.3g}"
         laser = "-" if f["min_laser_power_dbm"] is None else f"{f['min_laser_power_dbm']:.2f}"
-        verdict = "yes" if f["feasible"] else f"no: {f['blocking']['reason']}"
+        verdict = "yes"
+        if not f["feasible"]:
+            st = f["stages"][f["blocking"]["stage"]]
+            verdict = (
+                f"no: stage {st['index']}: {st['failing']}/{st['lightpaths']} lightpaths fail "
+                f"({st['failing_power']} power, {st['failing_ber']} BER)"
+            )
         if f["max_hops"] > f["closed_form"]["l_max_hops"]:
             verdict += " [longest lightpath exceeds L_max]"
         typer.echo(
