@@ -40,11 +40,12 @@ def pool(processes: int) -> ProcessPoolExecutor:
 
 
 def shutdown() -> None:
+    """Cancel solves not started yet; wait for the running ones."""
     global _pool
     with _lock:
-        if _pool is not None:
-            _pool.shutdown(cancel_futures=True)
-            _pool = None
+        executor, _pool = _pool, None
+    if executor is not None:
+        executor.shutdown(wait=True, cancel_futures=True)
 
 
 def _plan(request: dict[str, Any]) -> PlanOutcome | dict[str, Any]:

@@ -8,9 +8,9 @@ in one transaction, so a job that dies leaves the plan queued/running, never hal
 from __future__ import annotations
 
 import logging
+import threading
 import traceback
-from concurrent.futures import ThreadPoolExecutor
-from functools import lru_cache
+from concurrent.futures import CancelledError, ThreadPoolExecutor
 
 from app.compute import plan_in_pool
 from app.persistence.store import PlanStore
@@ -27,7 +27,8 @@ JOB_TIMEOUT_S = 24 * 3600
 def run_plan_job(
     plan_id: str, database_url: str | None = None, solver_processes: int | None = None
 ) -> str:
-    """Solve a queued plan; returns its final status ('done', 'failed' or 'gone').
+    """Solve a queued plan; returns 'done', 'failed', 'gone' (deleted, or taken by another
+    worker) or 'interrupted' (the API stopped; the plan stays running and is requeued).
     With `solver_processes` the solve runs in the API's solver pool (inline jobs); without,
     in this process (an RQ work horse is a process of its own)."""
     store = PlanStore(database_url or get_settings().database_url)
@@ -40,6 +41,8 @@ def run_plan_job(
             result, solutions, seconds = execute(spec)
         else:
             result, solutions, seconds = plan_in_pool(row.request, solver_processes)
+    except CancelledError:  # the API is shutting down: leave it to the next start
+        return "interrupted"
     except RwaoptError as error:
         store.fail(plan_id, {"code": error.code, "message": error.message, "detail": error.detail})
         return "failed"
@@ -57,9 +60,26 @@ def run_plan_job(
     return "done" if store.finish(plan_id, result, solutions, seconds) else "gone"
 
 
-@lru_cache(maxsize=1)
+_threads: ThreadPoolExecutor | None = None
+_lock = threading.Lock()
+
+
 def _pool(workers: int) -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rwaopt-plan")
+    global _threads
+    with _lock:
+        if _threads is None:
+            _threads = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rwaopt-plan")
+        return _threads
+
+
+def shutdown() -> None:
+    """Stop inline jobs: queued ones are dropped (they stay queued in the database and are
+    resubmitted at the next start), running ones finish first."""
+    global _threads
+    with _lock:
+        threads, _threads = _threads, None
+    if threads is not None:
+        threads.shutdown(wait=True, cancel_futures=True)
 
 
 def submit(plan_id: str, settings: Settings | None = None) -> None:

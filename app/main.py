@@ -11,10 +11,11 @@ from fastapi import APIRouter, FastAPI
 from fastapi.responses import JSONResponse
 from fastapi_offline import FastAPIOffline
 
-from app import compute
+from app import compute, jobs
 from app.api import errors
 from app.api.routes import algorithms, plans, rwa
 from app.persistence.database import dispose_all, migrate, reachable
+from app.persistence.store import PlanStore
 from app.settings import get_settings
 
 DESCRIPTION = """True step counts, times and optical feasibility of collective algorithms
@@ -26,9 +27,15 @@ open `/api/v1/plans/{id}/plots/time-vs-message.png` and `.../assignment?format=c
 
 @asynccontextmanager
 async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-    migrate(get_settings().database_url)
+    settings = get_settings()
+    migrate(settings.database_url)
+    if settings.jobs == "inline":  # plans this process queued before it stopped
+        for plan_id in PlanStore(settings.database_url).requeue_unfinished():
+            jobs.submit(plan_id, settings)
     yield
+    # Cancel queued solves, let running ones finish, then the jobs that wait on them.
     compute.shutdown()
+    jobs.shutdown()
     dispose_all()
 
 

@@ -78,6 +78,23 @@ class PlanStore:
             _add_solutions(session, plan_id, solutions)
         return True
 
+    def requeue_unfinished(self) -> list[str]:
+        """Plans left queued or running by a process that stopped: back to queued, oldest
+        first (the embedded deployment resubmits them at start-up)."""
+        with self._sessions.begin() as session:
+            ids = list(
+                session.scalars(
+                    select(PlanRow.id)
+                    .where(PlanRow.status.in_(("queued", "running")))
+                    .order_by(PlanRow.created_at)
+                )
+            )
+            if ids:
+                session.execute(
+                    update(PlanRow).where(PlanRow.id.in_(ids)).values(status="queued")
+                )
+        return ids
+
     def fail(self, plan_id: str, error: dict[str, Any]) -> None:
         with self._sessions.begin() as session:
             session.execute(

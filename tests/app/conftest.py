@@ -72,6 +72,11 @@ def client(settings_env: str) -> Iterator[TestClient]:
 
 
 def restart() -> None:
-    """Forget every engine, session factory and setting, as a new process would."""
+    """Stop as a process would (running jobs finish, pools and connections close) and forget
+    every engine, session factory and setting."""
+    from app import compute, jobs
+
+    compute.shutdown()
+    jobs.shutdown()
     dispose_all()
     get_settings.cache_clear()

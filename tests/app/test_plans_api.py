@@ -270,3 +270,23 @@ def test_loss_budget_routing_constraint_cost(client: TestClient) -> None:
     assert r.status_code == 422 and "more than the limit of 2" in r.json()["message"]
     r = client.post("/api/v1/plans", json=body | {"max_lightpath_hops": "loss_budget"})
     assert r.status_code == 400 and "not even a one-hop lightpath" in r.json()["message"]
+
+
+def test_unfinished_plans_resume_after_a_restart(client: TestClient, settings_env: str) -> None:
+    """A plan the embedded deployment had queued (or was running) when it stopped is solved
+    after the next start."""
+    from app.persistence.store import PlanStore
+
+    store = PlanStore(settings_env)
+    queued = store.create(SMALL | {"algorithms": ["ring"]}, status="queued")
+    running = store.create(SMALL | {"algorithms": ["ne"]}, status="running")
+    restart()
+    from app.main import app
+
+    with TestClient(app) as fresh:
+        deadline = time.monotonic() + 60
+        for plan_id in (queued.id, running.id):
+            while (doc := fresh.get(f"/api/v1/plans/{plan_id}").json())["status"] != "done":
+                assert doc["status"] in ("queued", "running"), doc
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
