@@ -11,6 +11,7 @@ import logging
 import threading
 import traceback
 from concurrent.futures import CancelledError, ThreadPoolExecutor
+from typing import Any
 
 from app.compute import plan_in_pool
 from app.persistence.store import PlanStore
@@ -90,7 +91,7 @@ def submit(plan_id: str, settings: Settings | None = None) -> None:
         )
         return
     from redis import Redis
-    from rq import Queue
+    from rq import Callback, Queue
 
     queue = Queue(settings.queue_name, connection=Redis.from_url(settings.redis_url))
     queue.enqueue(
@@ -99,7 +100,27 @@ def submit(plan_id: str, settings: Settings | None = None) -> None:
         settings.database_url,
         job_timeout=JOB_TIMEOUT_S,
         job_id=plan_id,
+        on_failure=Callback(on_job_failure),
     )
+
+
+def on_job_failure(job: Any, _connection: Any, kind: type, value: BaseException, *_: Any) -> None:
+    """RQ failure callback: the work horse raised past run_plan_job, hit its timeout, or died
+    (RQ's registry clean-up reports an abandoned job). Marks a still-unfinished plan failed,
+    so it does not stay `running` for ever."""
+    plan_id, database_url = job.args[0], job.args[1]
+    store = PlanStore(database_url)
+    row = store.get(plan_id)
+    if row is not None and row.status in ("queued", "running"):
+        store.fail(
+            plan_id,
+            {
+                "code": "worker_failed",
+                "message": f"the worker stopped solving this plan ({kind.__name__}: {value}); "
+                "post it again, perhaps with a shorter time limit or a smaller ring",
+                "detail": {},
+            },
+        )
 
 
 def run_worker(settings: Settings | None = None, burst: bool = False) -> None:

@@ -124,3 +124,24 @@ def test_job_runs_once(tmp_path: Path) -> None:
     done = store.get(row.id)
     assert done is not None and done.status == "done"
     assert [s.stage_index for s in store.solutions(row.id, "ring")] == [0]
+
+
+def test_rq_failure_callback_marks_the_plan_failed(tmp_path: Path) -> None:
+    """What RQ calls when a work horse times out or dies (abandoned job)."""
+    from types import SimpleNamespace
+
+    from app.jobs import on_job_failure
+
+    url = f"sqlite:///{tmp_path / 'jobs.db'}"
+    store = PlanStore(url)
+    store.migrate()
+    row = store.create(SMALL, status="running")
+    on_job_failure(SimpleNamespace(args=(row.id, url)), None, MemoryError, MemoryError())
+    failed = store.get(row.id)
+    assert failed is not None and failed.status == "failed"
+    assert failed.error is not None and failed.error["code"] == "worker_failed"
+    assert "MemoryError" in failed.error["message"]
+    done = store.create(SMALL, status="done")
+    on_job_failure(SimpleNamespace(args=(done.id, url)), None, MemoryError, MemoryError())
+    again = store.get(done.id)
+    assert again is not None and again.status == "done"
