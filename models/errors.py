@@ -56,7 +56,14 @@ class NotReadyError(RwaoptError):
     code = "not_ready"
 
 
-class SolverCrashedError(RwaoptError):
-    """A solver process died (not the caller's fault; retrying with less may work)."""
+class UnavailableError(RwaoptError):
+    """A part the service needs (a solver process, the job queue) is not working right now;
+    not the caller's fault, retrying may work."""
+
+    code = "unavailable"
+
+
+class SolverCrashedError(UnavailableError):
+    """A solver process died (retrying with less may work)."""
 
     code = "solver_crashed"

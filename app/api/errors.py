@@ -17,14 +17,14 @@ from models.errors import (
     NotFoundError,
     NotReadyError,
     RwaoptError,
-    SolverCrashedError,
+    UnavailableError,
     UnknownAlgorithmError,
 )
 
 STATUS: dict[type[RwaoptError], int] = {
     NotFoundError: 404,
     NotReadyError: 409,
-    SolverCrashedError: 503,
+    UnavailableError: 503,
     UnknownAlgorithmError: 404,
     AlgorithmRefusedError: 422,
     LimitExceededError: 413,
@@ -37,7 +37,7 @@ DESCRIPTIONS = {
     409: "the plan is not done yet",
     413: "beyond a size limit of the chosen method",
     422: "the request does not match the schema",
-    503: "a solver process died; retry, or ask for less",
+    503: "a solver process died or the job queue is unreachable; retry, or ask for less",
 }
 
 

@@ -145,3 +145,13 @@ def test_rq_failure_callback_marks_the_plan_failed(tmp_path: Path) -> None:
     on_job_failure(SimpleNamespace(args=(done.id, url)), None, MemoryError, MemoryError())
     again = store.get(done.id)
     assert again is not None and again.status == "done"
+
+
+def test_unreachable_queue_is_503(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RWAOPT_JOBS", "rq")
+    monkeypatch.setenv("RWAOPT_REDIS_URL", "redis://127.0.0.1:1/0")  # nothing listens there
+    get_settings.cache_clear()
+    r = client.post("/api/v1/plans", json=SMALL, params={"wait": "false"})
+    assert r.status_code == 503 and r.json()["code"] == "unavailable"
+    newest = client.get("/api/v1/plans", params={"limit": 1}).json()["items"][0]
+    assert newest["status"] == "failed"  # nothing left pending

@@ -21,7 +21,7 @@ from app.plans import spec_from_request
 from app.plots import KINDS, channel_usage_figure, render, time_figure
 from app.schemas import PlanDocument, PlanPage, PlanRequest, PlanSummary
 from app.settings import get_settings
-from models.errors import NotFoundError, NotReadyError
+from models.errors import NotFoundError, NotReadyError, UnavailableError
 
 router = APIRouter(prefix="/plans", tags=["plans"])
 
@@ -111,7 +111,14 @@ async def create_plan(
     request = body.model_dump(mode="json")
     if not wait:
         row = await run_in_threadpool(store.create, request, "queued")
-        submit(row.id)
+        try:
+            await run_in_threadpool(submit, row.id)
+        except Exception as error:  # e.g. Redis unreachable: say so, keep nothing pending
+            failure = UnavailableError(f"the plan queue is unreachable ({error}); retry later")
+            await run_in_threadpool(
+                store.fail, row.id, {"code": failure.code, "message": failure.message}
+            )
+            raise failure from None
         response.status_code = status.HTTP_202_ACCEPTED
         response.headers["Location"] = f"/api/v1/plans/{row.id}"
         return document(row)
