@@ -167,3 +167,36 @@ def test_plan_golden(flag: tuple[str, ...], golden: str) -> None:
 def test_algorithms_unknown_collective() -> None:
     code, _, err = run("algorithms", "--collective", "broadcast")
     assert code == 2 and "use one of: allgather, allreduce, alltoall" in err
+
+
+PLAN8 = ("plan", "--collective", "allgather", "--nodes", "8", "--wavelengths", "4",
+         "--message-bytes", "4096")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (("--optics", "bogus=1"), "--optics bogus: Extra inputs are not permitted"),
+        (("--optics", "laser_power_dbm=abc"), "--optics laser_power_dbm"),
+        (("--optics", "laser_power_dbm"), "write key=value"),
+        (("--max-hops", "x"), "give a number of hops or 'loss_budget'"),
+        (("--algorithm", "osm", "--max-hops", "2"), "more than the limit of 2"),
+        (("--max-hops", "loss_budget"), "not even a one-hop lightpath"),
+        (("--json", "--csv"), "choose one of --json and --csv"),
+    ],
+)
+def test_plan_option_errors(extra: tuple[str, ...], message: str) -> None:
+    code, _, err = run(*PLAN8, *extra)
+    assert code == 2 and message in err
+
+
+def test_plan_optics_and_hop_limit() -> None:
+    code, out, _ = run(*PLAN8, "--algorithm", "ring", "--algorithm", "osm", "--max-hops", "4",
+                       "--optics", "snr_scale=linear", "--json")  # fmt: skip
+    assert code == 0
+    ring, osm = json.loads(out)["algorithms"]
+    # Ring all-gather: one-hop lightpaths, read linearly reliable (see the REST test).
+    assert ring["feasibility"]["feasible"] and ring["feasibility"]["max_hops"] == 1
+    assert osm["feasibility"]["max_hops"] <= 4
+    assert osm["routing_constraint"]["max_lightpath_hops"] == 4
+    assert osm["feasibility"]["parameters"]["snr_scale"] == "linear"
