@@ -70,14 +70,12 @@ def document(spec: PlanSpec, plans: list[PlannedAlgorithm]) -> dict[str, Any]:
 
 def solutions(plans: list[PlannedAlgorithm]) -> list[Solution]:
     """One stored solution per distinct stage of every algorithm."""
-    out = []
-    for p in (planned.plan for planned in plans):
-        seen: set[int] = set()
-        for s in p.stages:
-            if id(s.result) not in seen:
-                seen.add(id(s.result))
-                out.append(Solution(p.algorithm, s.index, encode(s.stage, s.result.assignment)))
-    return out
+    return [
+        Solution(p.algorithm, s.index, encode(s.stage, s.result.assignment))
+        for p in (planned.plan for planned in plans)
+        for s in p.stages
+        if s.solution_stage == s.index
+    ]
 
 
 def execute(spec: PlanSpec) -> tuple[dict[str, Any], list[Solution], float]:

@@ -299,9 +299,6 @@ def plan_payload(planned: PlannedAlgorithm) -> dict[str, Any]:
     `solution_stage` is the index of the first stage with the same demands."""
     p = planned.plan
     claimed = p.claimed_steps
-    first: dict[int, int] = {}
-    for s in p.stages:
-        first.setdefault(id(s.result), s.index)
     return {
         "collective": p.collective,
         "algorithm": p.algorithm,
@@ -346,7 +343,7 @@ def plan_payload(planned: PlannedAlgorithm) -> dict[str, Any]:
                 "gap": s.result.gap,
                 "status": s.result.status.value,
                 "method": s.result.method.value,
-                "solution_stage": first[id(s.result)],
+                "solution_stage": s.solution_stage,
             }
             for s in p.stages
         ],

@@ -16,7 +16,7 @@ lightpath is never worse than eq. (8) at its own length: the property test check
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -197,17 +197,11 @@ def evaluate_plan(plan: AlgorithmPlan, params: OpticalParameters) -> PlanOptics:
     done: dict[int, StageOptics] = {}
     stages = []
     for s in plan.stages:
-        key = id(s.result)
-        if key not in done:
-            done[key] = evaluate_stage(plan.ring, s.stage, s.result.assignment, params, s.index)
-        first = done[key]
-        worst = None if first.worst is None else _restage(first.worst, s.index)
-        stages.append(
-            StageOptics(
-                s.index, first.lightpaths, first.failing, first.failing_power,
-                first.failing_ber, first.max_hops, worst, first.min_laser_power_dbm,
-            )
-        )  # fmt: skip
+        if s.solution_stage == s.index:
+            done[s.index] = evaluate_stage(plan.ring, s.stage, s.result.assignment, params, s.index)
+        first = done[s.solution_stage]
+        worst = None if first.worst is None else replace(first.worst, stage=s.index)
+        stages.append(replace(first, index=s.index, worst=worst))
     form = next((f for f in plan.closed_forms if f.quantity == "max_path_hops"), None)
     if form is not None and form.value is not None:
         hops, source = float(form.value), form.source
@@ -225,8 +219,3 @@ def evaluate_plan(plan: AlgorithmPlan, params: OpticalParameters) -> PlanOptics:
         budget_limited_by=limited_by,
     )
 
-
-def _restage(report: LightpathReport, index: int) -> LightpathReport:
-    if report.stage == index:
-        return report
-    return LightpathReport(**{**report.__dict__, "stage": index})

@@ -29,6 +29,7 @@ class StagePlan:
     unit_lightpaths: int
     result: RwaResult
     stage: Stage
+    solution_stage: int  # first stage with the same demands: identical stages share its result
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ def plan_algorithm(
             raise InvalidInputError(f"message size must be > 0 bytes, got {size}")
     params = algorithm.resolve(ring, overrides)
     schedule = algorithm.schedule(ring, params)
-    solved: dict[bytes, RwaResult] = {}
+    solved: dict[bytes, tuple[int, RwaResult]] = {}
     stages = []
     for index in range(schedule.stage_count):
         stage = schedule.stage(index)
@@ -109,10 +110,14 @@ def plan_algorithm(
             stage = within_hops(stage, max_hops)
         key = _stage_key(stage)
         if key not in solved:
-            solved[key] = solve_stage(ring, stage, method, time_limit_s, max_tx, max_rx)
+            solved[key] = (
+                index,
+                solve_stage(ring, stage, method, time_limit_s, max_tx, max_rx),
+            )
+        first, result = solved[key]
         stages.append(
             StagePlan(
-                index, stage.label, stage.demand_count, stage.unit_lightpaths, solved[key], stage
+                index, stage.label, stage.demand_count, stage.unit_lightpaths, result, stage, first
             )
         )
         if progress:
