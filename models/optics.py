@@ -153,6 +153,7 @@ class LightpathOptics:
     snr_db: FloatArray
     ber: FloatArray
     ber_other_scale: FloatArray
+    min_laser_power_dbm: FloatArray  # least laser power meeting eq. (6) and the BER target
 
 
 def lightpaths(
@@ -178,7 +179,14 @@ def lightpaths(
     noise_mw = crosstalk + 10.0 ** (params.other_noise_dbm / 10.0)
     # eq. (7) in the dB domain: 10 log10(P_S / (P_N + P_O)) = P_S[dBm] - (P_N + P_O)[dBm];
     # the same number, without P_S underflowing to 0 mW for very long paths.
-    snr = signal - 10.0 * np.log10(noise_mw)
+    noise_dbm = 10.0 * np.log10(noise_mw)
+    snr = signal - noise_dbm
+    # The inverse question: the laser power at which both constraints are just met. The
+    # crosstalk powers are absolute in eq. (8), so they do not grow with the laser.
+    needed = np.maximum(
+        loss + params.extinction_penalty_db + params.receiver_sensitivity_dbm,
+        loss + params.required_snr_db + noise_dbm,
+    )
     other: SnrScale = "linear" if params.snr_scale == "db" else "db"
     return LightpathOptics(
         hops=h,
@@ -189,6 +197,7 @@ def lightpaths(
         snr_db=snr,
         ber=ber_of_snr_db(snr, params.snr_scale),
         ber_other_scale=ber_of_snr_db(snr, other),
+        min_laser_power_dbm=np.asarray(needed, dtype=np.float64),
     )
 
 
@@ -199,18 +208,8 @@ def min_laser_power_dbm(
     tx_neighbours: npt.ArrayLike,
 ) -> FloatArray:
     """Least laser power per lightpath that meets eq. (6) and BER < target (eqs. 7-9): the
-    larger of loss + P_p + sensitivity and loss + required SNR + noise (all in dB/dBm).
-    The crosstalk powers are absolute in eq. (8), so they do not grow with the laser."""
-    h = np.asarray(hops, dtype=np.float64)
-    loss = params.modulator_loss_db + h * params.pass_loss_db_per_node
-    noise_mw = (
-        np.asarray(rx_neighbours, dtype=np.float64) * dbm_to_mw(params.rx_crosstalk_dbm_per_node)
-        + np.asarray(tx_neighbours, dtype=np.float64) * dbm_to_mw(params.tx_crosstalk_dbm)
-        + dbm_to_mw(params.other_noise_dbm)
-    )
-    for_power = loss + params.extinction_penalty_db + params.receiver_sensitivity_dbm
-    for_ber = loss + params.required_snr_db + 10.0 * np.log10(noise_mw)
-    return np.asarray(np.maximum(for_power, for_ber), dtype=np.float64)
+    larger of loss + P_p + sensitivity and loss + required SNR + noise (all in dB/dBm)."""
+    return lightpaths(params, hops, rx_neighbours, tx_neighbours).min_laser_power_dbm
 
 
 def max_hops(params: OpticalParameters, limit: int = 100_000) -> tuple[int, str]:

@@ -156,7 +156,7 @@ def evaluate_stage(
         return StageOptics(index, 0, 0, 0, 0, 0, None, None)
     rx, tx = neighbours(ring, table)
     result = optics.lightpaths(params, table["hops"], rx, tx)
-    need = optics.min_laser_power_dbm(params, table["hops"], rx, tx)
+    need = result.min_laser_power_dbm
     power = result.margin_db < 0
     noisy = result.ber >= params.target_ber
     bad = power | noisy
