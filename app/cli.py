@@ -103,12 +103,9 @@ def rwa_command(
     try:
         data = RwaInput.model_validate_json(text)
     except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(x) for x in first["loc"]) or "file"
-        _fail(InvalidInputError(f"{input_path}: {where}: {first['msg']}"))
+        _fail(InvalidInputError(f"{input_path}: {_first_error(error, 'file')}"))
         return
     try:
-        _check_method(method)
         stage, result = rwa(data, method, time_limit, max_tx, max_rx)
     except RwaoptError as error:
         _fail(error)
@@ -125,11 +122,11 @@ def rwa_command(
     )
 
 
-def _check_method(method: str) -> None:
-    if method not in ("auto", "exact", "exact-highs", "heuristic"):
-        raise InvalidInputError(
-            f"unknown method {method!r}; use auto, exact, exact-highs or heuristic"
-        )
+def _first_error(error: ValidationError, whole: str) -> str:
+    """'where: what' of the first pydantic error; `whole` names a value without a location."""
+    first = error.errors()[0]
+    where = ".".join(str(x) for x in first["loc"]) or whole
+    return f"{where}: {first['msg']}"
 
 
 def _parse_params(raw: list[str]) -> dict[str, int | tuple[int, ...]]:
@@ -233,9 +230,7 @@ def _parse_optics(raw: list[str]) -> OpticalParameters:
     try:
         spec = OpticsSpec.model_validate(values)
     except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(x) for x in first["loc"]) or "optics"
-        raise InvalidInputError(f"--optics {where}: {first['msg']}") from None
+        raise InvalidInputError(f"--optics {_first_error(error, 'optics')}") from None
     return OpticalParameters(**spec.model_dump())
 
 

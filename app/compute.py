@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Literal, cast
 
 from app.persistence.store import Solution
 from app.plans import execute, spec_from_request
@@ -48,37 +48,48 @@ def shutdown() -> None:
         executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _plan(request: dict[str, Any]) -> PlanOutcome | dict[str, Any]:
+# In the solver process: the answer, or the RwaoptError as data (code, message, detail).
+Outcome = tuple[Literal["ok"], Any] | tuple[Literal["error"], dict[str, Any]]
+
+
+def _plan(request: dict[str, Any]) -> Outcome:
     try:
-        return execute(spec_from_request(PlanRequest.model_validate(request)))
+        return "ok", execute(spec_from_request(PlanRequest.model_validate(request)))
     except RwaoptError as error:
-        return {"error": {"code": error.code, "message": error.message, "detail": error.detail}}
+        return "error", {"code": error.code, "message": error.message, "detail": error.detail}
 
 
-def _rwa(body: dict[str, Any], method: str, time_limit_s: float) -> dict[str, Any]:
+def _rwa(body: dict[str, Any], method: str, time_limit_s: float) -> Outcome:
     data = RwaInput.model_validate(body)
     try:
         stage, result = rwa(data, method, time_limit_s)
     except RwaoptError as error:
-        return {"error": {"code": error.code, "message": error.message, "detail": error.detail}}
-    return rwa_payload(stage, result, Ring(data.nodes, data.fibers, data.wavelengths))
+        return "error", {"code": error.code, "message": error.message, "detail": error.detail}
+    return "ok", rwa_payload(stage, result, Ring(data.nodes, data.fibers, data.wavelengths))
+
+
+def _answer(outcome: Outcome) -> Any:
+    kind, value = outcome
+    if kind == "error":
+        raise _rebuild(value)
+    return value
+
+
+def plan_here(request: dict[str, Any]) -> PlanOutcome:
+    """Solve a plan request in this process (an RQ work horse is a process of its own)."""
+    return cast(PlanOutcome, _answer(_plan(request)))
 
 
 def plan_in_pool(request: dict[str, Any], processes: int) -> PlanOutcome:
     """Blocking: solve a plan request in the pool (raises the solver's RwaoptError)."""
     with _crash_guard():
-        outcome = pool(processes).submit(_plan, request).result()
-    if isinstance(outcome, dict):
-        raise _rebuild(outcome["error"])
-    return outcome
+        return cast(PlanOutcome, _answer(pool(processes).submit(_plan, request).result()))
 
 
 async def plan_async(request: dict[str, Any], processes: int) -> PlanOutcome:
     with _crash_guard():
         outcome = await asyncio.wrap_future(pool(processes).submit(_plan, request))
-    if isinstance(outcome, dict):
-        raise _rebuild(outcome["error"])
-    return outcome
+    return cast(PlanOutcome, _answer(outcome))
 
 
 async def rwa_async(
@@ -88,9 +99,7 @@ async def rwa_async(
         outcome = await asyncio.wrap_future(
             pool(processes).submit(_rwa, body, method, time_limit_s)
         )
-    if "error" in outcome:
-        raise _rebuild(outcome["error"])
-    return outcome
+    return cast(dict[str, Any], _answer(outcome))
 
 
 @contextmanager

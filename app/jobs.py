@@ -13,10 +13,8 @@ import traceback
 from concurrent.futures import CancelledError, ThreadPoolExecutor
 from typing import Any
 
-from app.compute import plan_in_pool
+from app.compute import plan_here, plan_in_pool
 from app.persistence.store import PlanStore
-from app.plans import execute, spec_from_request
-from app.schemas import PlanRequest
 from app.settings import Settings, get_settings
 from models.errors import RwaoptError
 
@@ -38,8 +36,7 @@ def run_plan_job(
         return "gone"
     try:
         if solver_processes is None:
-            spec = spec_from_request(PlanRequest.model_validate(row.request))
-            result, solutions, seconds = execute(spec)
+            result, solutions, seconds = plan_here(row.request)
         else:
             result, solutions, seconds = plan_in_pool(row.request, solver_processes)
     except CancelledError:  # the API is shutting down: leave it to the next start

@@ -12,7 +12,7 @@ import numpy as np
 
 from app.persistence.codec import decode
 from app.persistence.store import Solution
-from models.ring import Ring
+from app.plans import ring_of
 from models.stage import Stage
 from solver.assignment import Assignment
 
@@ -32,10 +32,7 @@ CHUNK_ROWS = 50_000
 
 def rows(result: dict[str, Any], solutions: Iterable[Solution], fmt: str) -> Iterator[str]:
     """Text chunks of the table; `result` is the stored plan document."""
-    ring_doc = result["ring"]
-    ring = Ring(
-        ring_doc["nodes"], ring_doc["fibers_per_direction"], ring_doc["wavelengths_per_fiber"]
-    )
+    ring = ring_of(result)
     by_algorithm: dict[str, dict[int, bytes]] = {}
     for sol in solutions:
         by_algorithm.setdefault(sol.algorithm, {})[sol.stage_index] = sol.data

@@ -68,6 +68,12 @@ def document(spec: PlanSpec, plans: list[PlannedAlgorithm]) -> dict[str, Any]:
     }
 
 
+def ring_of(result: dict[str, Any]) -> Ring:
+    """The ring of a stored result document (the inverse of its "ring" field)."""
+    r = result["ring"]
+    return Ring(r["nodes"], r["fibers_per_direction"], r["wavelengths_per_fiber"])
+
+
 def solutions(plans: list[PlannedAlgorithm]) -> list[Solution]:
     """One stored solution per distinct stage of every algorithm."""
     return [

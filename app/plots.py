@@ -17,8 +17,8 @@ from matplotlib.figure import Figure
 
 from app.persistence.codec import decode
 from app.persistence.store import Solution
+from app.plans import ring_of
 from models.errors import NotFoundError
-from models.ring import Ring
 
 KINDS = ("channel-usage", "time-vs-message")
 
@@ -28,7 +28,7 @@ def channel_usage(
 ) -> np.ndarray:
     """Usage array of shape (2 directions, stages, N links) for one algorithm of the plan."""
     entry = _entry(result, algorithm)
-    ring = _ring(result)
+    ring = ring_of(result)
     stored = {s.stage_index: s.data for s in solutions if s.algorithm == algorithm}
     per_solution: dict[int, np.ndarray] = {}
     usage = np.zeros((2, len(entry["stages"]), ring.nodes))
@@ -121,8 +121,3 @@ def _entry(result: dict[str, Any], algorithm: str) -> dict[str, Any]:
             return dict(entry)
     names = ", ".join(e["algorithm"] for e in result["algorithms"])
     raise NotFoundError(f"this plan has no algorithm {algorithm!r}; it has: {names}")
-
-
-def _ring(result: dict[str, Any]) -> Ring:
-    r = result["ring"]
-    return Ring(r["nodes"], r["fibers_per_direction"], r["wavelengths_per_fiber"])

@@ -31,6 +31,11 @@ def check_time_limit(time_limit_s: float) -> None:
         )
 
 
+def check_method(method: str) -> None:
+    if method not in METHODS:
+        raise InvalidInputError(f"unknown method {method!r}; use one of: {', '.join(METHODS)}")
+
+
 def stage_from_input(data: RwaInput) -> tuple[Ring, Stage]:
     ring = Ring(data.nodes, data.fibers, data.wavelengths)
     rows = data.demands
@@ -54,6 +59,7 @@ def rwa(
     max_tx: int | None = None,
     max_rx: int | None = None,
 ) -> tuple[Stage, RwaResult]:
+    check_method(method)
     check_time_limit(time_limit_s)
     check_node_limits(max_tx, max_rx)
     ring, stage = stage_from_input(data)
@@ -159,8 +165,7 @@ def prepare_plan(
         raise InvalidInputError(f"max_lightpath_hops must be >= 1, got {max_hops}")
     check_time_limit(time_limit_s)
     check_node_limits(max_tx, max_rx)
-    if method not in METHODS:
-        raise InvalidInputError(f"unknown method {method!r}; use one of: {', '.join(METHODS)}")
+    check_method(method)
     if not message_bytes:
         raise InvalidInputError("give at least one message size in bytes")
     for size in message_bytes:
