@@ -102,7 +102,7 @@ class HardwareSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     bandwidth_per_wavelength_gbps: Annotated[
-        float, Field(gt=0, le=1e4, description="line rate of one wavelength, Gb/s")
+        float, Field(ge=1e-3, le=1e4, description="line rate of one wavelength, Gb/s")
     ] = 40.0
     mrr_reconfiguration_us: Annotated[
         float, Field(ge=0, le=1e6, description="micro-ring retuning delay per slot, us")
@@ -114,7 +114,7 @@ class HardwareSpec(BaseModel):
     clock_ghz: Annotated[
         float,
         Field(
-            gt=0,
+            ge=1e-3,
             le=100,
             description="clock of the O/E/O conversion, GHz (an assumption: "
             "the papers give none; 4.0 is the WRHT paper's i7-6700K)",

@@ -290,3 +290,11 @@ def test_unfinished_plans_resume_after_a_restart(client: TestClient, settings_en
                 assert doc["status"] in ("queued", "running"), doc
                 assert time.monotonic() < deadline
                 time.sleep(0.1)
+
+
+@pytest.mark.parametrize("field", ["bandwidth_per_wavelength_gbps", "clock_ghz"])
+def test_vanishing_rates_are_refused(client: TestClient, field: str) -> None:
+    """Found by schemathesis: a line rate of 1e-323 Gb/s made every time infinite, which JSON
+    cannot carry."""
+    r = client.post("/api/v1/plans", json=SMALL | {"hardware": {field: 1e-323}})
+    assert r.status_code == 422 and field in r.json()["message"]
