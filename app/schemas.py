@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
-from models.optics import ASSUMPTIONS
+from models.optics import ASSUMPTIONS, MIN_TARGET_BER
 
 MAX_NODES = 4096
 MAX_DEMANDS = 2_000_000
@@ -158,7 +158,9 @@ class OpticsSpec(BaseModel):
     snr_scale: Annotated[Literal["db", "linear"], Field(description=ASSUMPTIONS["snr_scale"])] = (
         "db"
     )
-    target_ber: Annotated[float, Field(gt=0, lt=0.5, description=ASSUMPTIONS["target_ber"])] = 1e-9
+    target_ber: Annotated[
+        float, Field(ge=MIN_TARGET_BER, lt=0.5, description=ASSUMPTIONS["target_ber"])
+    ] = 1e-9
 
 
 class PlanRequest(BaseModel):

@@ -31,6 +31,9 @@ from models.errors import InvalidInputError
 FloatArray = npt.NDArray[np.float64]
 
 RELIABLE_BER = 1e-9  # OpTree journal Sec. IV-B.2, after [37]
+# Below about 1e-308, 1 / (2 BER) overflows and eq. (9)'s inverse is infinite; 1e-30 is far
+# below any target a link is specified for.
+MIN_TARGET_BER = 1e-30
 
 
 def total_loss_db(
@@ -101,8 +104,10 @@ class OpticalParameters:
         for name in ("modulator_loss_db", "pass_loss_db_per_node", "extinction_penalty_db"):
             if getattr(self, name) < 0:
                 raise InvalidInputError(f"{name} must be >= 0 dB, got {getattr(self, name)}")
-        if not 0 < self.target_ber < 0.5:
-            raise InvalidInputError(f"target_ber must be in (0, 0.5), got {self.target_ber}")
+        if not MIN_TARGET_BER <= self.target_ber < 0.5:
+            raise InvalidInputError(
+                f"target_ber must be in [{MIN_TARGET_BER:g}, 0.5), got {self.target_ber}"
+            )
         if self.snr_scale not in ("db", "linear"):
             raise InvalidInputError(f"snr_scale must be 'db' or 'linear', got {self.snr_scale!r}")
 

@@ -298,3 +298,9 @@ def test_vanishing_rates_are_refused(client: TestClient, field: str) -> None:
     cannot carry."""
     r = client.post("/api/v1/plans", json=SMALL | {"hardware": {field: 1e-323}})
     assert r.status_code == 422 and field in r.json()["message"]
+
+
+def test_vanishing_ber_target_is_refused(client: TestClient) -> None:
+    """Found by schemathesis: target_ber = 5e-324 made the required SNR infinite."""
+    r = client.post("/api/v1/plans", json=SMALL | {"optics": {"target_ber": 5e-324}})
+    assert r.status_code == 422 and "target_ber" in r.json()["message"]
