@@ -34,7 +34,7 @@ def describe(algorithm: Algorithm, ring: Ring | None = None) -> dict[str, Any]:
     }
     if ring is None:
         return entry
-    params = algorithm.fill_defaults(ring, {})
+    params = algorithm.fill_defaults(ring, {})  # the paper's shape
     entry["resolved_parameters"] = {
         k: list(v) if isinstance(v, tuple) else v for k, v in params.items()
     }
@@ -43,7 +43,9 @@ def describe(algorithm: Algorithm, ring: Ring | None = None) -> dict[str, Any]:
     if refusal:
         entry["refusal"] = refusal
     entry["closed_forms"] = [asdict(f) for f in algorithm.closed_forms(ring, params)]
-    entry["claimed_steps"] = entry["closed_forms"][0]["value"]
+    first = entry["closed_forms"][0]
+    entry["claimed"] = {"value": first["value"], "unit": first["unit"]}
+    entry["claimed_steps"] = first["value"] if first["unit"] == "steps" else None
     return entry
 
 

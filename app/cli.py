@@ -28,6 +28,7 @@ from app.plans import document
 from app.schemas import OpticsSpec, RwaInput
 from app.service import prepare_plan, run_plan, rwa, rwa_payload
 from app.settings import get_settings
+from models.algorithms.base import ShapeMode
 from models.errors import InvalidInputError, RwaoptError
 from models.optics import OpticalParameters
 from models.ring import Ring
@@ -79,8 +80,9 @@ def algorithms_command(
         return
     for e in entries:
         line = f"{e['collective']:<10} {e['name']:<7} {e['closed_form']['steps']}"
-        if "claimed_steps" in e:
-            line += f"  = {e['claimed_steps']}"
+        if "claimed" in e:
+            unit = "" if e["claimed"]["unit"] == "steps" else f" {e['claimed']['unit']}"
+            line += f"  = {e['claimed']['value']}{unit}"
         typer.echo(line)
         typer.echo(f"{'':<18} source: {e['closed_form']['source']}")
 
@@ -181,6 +183,21 @@ def plan_command(
     as_csv: Annotated[
         bool, typer.Option("--csv", help="print one CSV row per algorithm and message size")
     ] = False,
+    shape: Annotated[
+        str,
+        typer.Option(
+            help="'best' (search the family on true RWA) or 'paper' (the paper's own shape); "
+            "an algorithm with --param is planned at that explicit shape"
+        ),
+    ] = "best",
+    search_budget: Annotated[
+        float | None,
+        typer.Option(
+            "--search-budget",
+            help="seconds per algorithm for the best-shape search "
+            "(default RWAOPT_SHAPE_SEARCH_BUDGET_S)",
+        ),
+    ] = None,
 ) -> None:
     """Plan algorithms: true steps (certified RWA per stage) beside the papers' claims, time
     per message size and the fastest algorithm for each."""
@@ -191,6 +208,8 @@ def plan_command(
         if params and (len(algorithm) != 1 or algorithm == ["all"]):
             raise InvalidInputError("--param needs exactly one --algorithm")
         ring = Ring(nodes, fibers, wavelengths)
+        if shape not in ("best", "paper"):
+            raise InvalidInputError(f"--shape {shape!r}: use 'best' or 'paper'")
         spec = prepare_plan(
             collective,
             algorithm,
@@ -204,6 +223,8 @@ def plan_command(
             max_rx,
             _parse_optics(optics),
             _parse_max_hops(max_hops),
+            ShapeMode(shape),
+            search_budget or get_settings().shape_search_budget_s,
         )
         with LazyProgress(enabled=sys.stderr.isatty()) as progress:
             plans = run_plan(spec, progress.update)
@@ -245,19 +266,55 @@ def _parse_max_hops(raw: str | None) -> int | Literal["loss_budget"] | None:
         ) from None
 
 
+def _shape_text(p: dict[str, Any]) -> str:
+    """'best k=..' style: which shape the row is, with its parameters."""
+    values = ",".join(
+        f"{k}={'x'.join(map(str, v)) if isinstance(v, list) else v}"
+        for k, v in p["parameters"].items()
+        if k != "stages"
+    )
+    optimal = "" if p["steps_optimal"] else " (gap)"
+    return f"{p['shape']} {values}".strip() + optimal
+
+
 def _emit_table(result: dict[str, Any]) -> None:
     sizes = [t["message_bytes"] for t in result["algorithms"][0]["timings"]]
-    head = f"{'algorithm':<10}{'claimed':>10}{'true':>8}{'bound':>8}{'optimal':>10}"
+    head = f"{'algorithm':<10}{'shape':<28}{'claimed':>14}{'true':>8}{'bound':>8}{'paper':>8}"
     head += "".join(f"{_size(m) + ' (s)':>14}" for m in sizes)
     typer.echo(head)
     for p in result["algorithms"]:
-        claimed = "-" if p["claimed_steps"] is None else f"{p['claimed_steps']:g}"
-        optimal = f"{sum(s['status'] == 'optimal' for s in p['stages'])}/{len(p['stages'])}"
-        line = f"{p['algorithm']:<10}{claimed:>10}{p['true_steps']:>8}{p['steps_lower_bound']:>8}"
-        line += f"{optimal:>10}" + "".join(f"{t['time_s']:>14.6g}" for t in p["timings"])
+        claim = p["claimed"]
+        claimed = "-"
+        if claim is not None and claim["value"] is not None:
+            claimed = f"{claim['value']:g}" + (
+                "" if claim["unit"] == "steps" else f" {claim['unit']}"
+            )
+        line = f"{p['algorithm']:<10}{_shape_text(p):<28}{claimed:>14}{p['true_steps']:>8}"
+        line += f"{p['steps_lower_bound']:>8}{p['shapes']['paper']['true_steps']:>8}"
+        line += "".join(f"{t['time_s']:>14.6g}" for t in p["timings"])
         typer.echo(line)
+    for p in result["algorithms"]:
+        search = p["shapes"]["search"]
+        if search is not None and (
+            search["evaluated"] + search["pruned"] > 1 or not search["exhaustive"]
+        ):
+            how = "exhaustive" if search["exhaustive"] else f"cut: {search['note']}"
+            typer.echo(
+                f"search {p['algorithm']}: {search['candidates']} shapes, "
+                f"{search['evaluated']} solved, {search['pruned']} pruned by bounds, "
+                f"{search['seconds']:.1f} s, {how}"
+            )
+        counts = p["message_counts"]
+        if counts is not None:
+            typer.echo(
+                f"{p['algorithm']}: K = {counts['rounds']} rounds, D = "
+                f"{counts['blocks_sent_per_process']} blocks per process (counted on the "
+                f"{counts['counted_on']}); optical steps are rwaopt's own measure"
+            )
+    for skipped in result["skipped"]:
+        typer.echo(f"skipped {skipped['algorithm']}: {skipped['reason']}")
     for r in result["recommendation"]:
-        typer.echo(f"fastest at {_size(r['message_bytes'])}: {r['why']}")
+        typer.echo(f"fastest feasible at {_size(r['message_bytes'])}: {r['why']}")
     first = result["algorithms"][0]["feasibility"]
     scale = first["parameters"]["snr_scale"]
     typer.echo(
@@ -290,10 +347,14 @@ def _emit_table(result: dict[str, Any]) -> None:
 
 CSV_COLUMNS = (
     "algorithm",
+    "shape",
+    "parameters",
     "claimed_steps",
     "true_steps",
     "steps_lower_bound",
-    "all_stages_optimal",
+    "steps_optimal",
+    "channels_optimal",
+    "paper_true_steps",
     "message_bytes",
     "time_s",
     "claimed_time_s",
@@ -311,10 +372,14 @@ def _emit_csv(result: dict[str, Any]) -> None:
             writer.writerow(
                 [
                     p["algorithm"],
+                    p["shape"],
+                    json.dumps(p["parameters"], separators=(",", ":")),
                     p["claimed_steps"],
                     p["true_steps"],
                     p["steps_lower_bound"],
-                    p["all_stages_optimal"],
+                    p["steps_optimal"],
+                    p["channels_optimal"],
+                    p["shapes"]["paper"]["true_steps"],
                     t["message_bytes"],
                     t["time_s"],
                     t["claimed_time_s"],

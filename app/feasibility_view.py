@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
-from models.optics import ASSUMPTIONS, lightpaths
+from models.optics import ASSUMPTIONS, SnrScale, lightpaths
 from solver.feasibility import PlanOptics
 
 
@@ -16,9 +16,16 @@ def feasibility_payload(result: PlanOptics) -> dict[str, Any]:
     cf = result.closed_form
     failing = result.failing_stages
     first = failing[0] if failing else None
+    other: SnrScale = "db" if params.snr_scale == "linear" else "linear"
     return {
         "feasible": result.feasible,
         "failing_lightpaths": sum(s.failing for s in result.stages),
+        "other_snr_scale": {
+            "snr_scale": other,
+            "feasible": result.feasible_other_scale,
+            "failing_lightpaths": sum(s.failing_other_scale for s in result.stages),
+            "required_snr_db": replace(params, snr_scale=other).required_snr_db,
+        },
         "blocking": None
         if first is None or first.worst is None
         else {

@@ -20,7 +20,8 @@ from app.service import (
     recommendation,
     run_plan,
 )
-from models.algorithms.base import ParamValue
+from app.settings import get_settings
+from models.algorithms.base import ParamValue, ShapeMode
 from models.optics import OpticalParameters
 from models.ring import Hardware, Ring
 
@@ -38,6 +39,11 @@ def spec_from_request(request: PlanRequest) -> PlanSpec:
         for name, values in request.parameters.items()
     }
     names = ["all"] if request.algorithms == "all" else list(request.algorithms)
+    shapes = (
+        ShapeMode(request.shape)
+        if isinstance(request.shape, str)
+        else {name: ShapeMode(mode) for name, mode in request.shape.items()}
+    )
     return prepare_plan(
         request.collective,
         names,
@@ -51,6 +57,8 @@ def spec_from_request(request: PlanRequest) -> PlanSpec:
         request.max_rx_per_node,
         OpticalParameters(**request.optics.model_dump()),
         request.max_lightpath_hops,
+        shapes,
+        request.search_budget_s or get_settings().shape_search_budget_s,
     )
 
 
@@ -64,7 +72,8 @@ def document(spec: PlanSpec, plans: list[PlannedAlgorithm]) -> dict[str, Any]:
             "wavelengths_per_fiber": spec.ring.wavelengths_per_fiber,
         },
         "algorithms": [plan_payload(p) for p in plans],
-        "recommendation": recommendation([p.plan for p in plans]),
+        "skipped": [{"algorithm": name, "reason": why} for name, why in spec.skipped],
+        "recommendation": recommendation(plans),
     }
 
 

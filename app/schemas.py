@@ -75,8 +75,11 @@ class RwaInput(BaseModel):
 
 
 Method = Literal["auto", "exact", "exact-highs", "heuristic"]
+ShapeName = Literal["paper", "best"]
 
 
+DEFAULT_SEARCH_BUDGET_S = 30.0  # per algorithm; RWAOPT_SHAPE_SEARCH_BUDGET_S overrides
+MAX_SEARCH_BUDGET_S = 3600.0
 MAX_MESSAGE_BYTES = 1e15  # 1 PB: beyond this a message size is a typo, not a plan
 MAX_MESSAGE_SIZES = 64
 MAX_ALGORITHMS = 32
@@ -156,7 +159,7 @@ class OpticsSpec(BaseModel):
         float, Field(ge=-200, le=60, description=ASSUMPTIONS["other_noise_dbm"])
     ] = -40.0
     snr_scale: Annotated[Literal["db", "linear"], Field(description=ASSUMPTIONS["snr_scale"])] = (
-        "db"
+        "linear"
     )
     target_ber: Annotated[
         float, Field(ge=MIN_TARGET_BER, lt=0.5, description=ASSUMPTIONS["target_ber"])
@@ -201,6 +204,24 @@ class PlanRequest(BaseModel):
         int | None, Field(ge=1, description="most lightpaths a node receives per slot")
     ] = None
     optics: OpticsSpec = Field(default_factory=OpticsSpec)
+    shape: Annotated[
+        ShapeName | dict[str, ShapeName],
+        Field(
+            description="which shape of each algorithm to report: 'paper' (what the paper's "
+            "formulas choose) or 'best' (least true time, searched on true RWA); one for all, "
+            "or per algorithm name. An algorithm given `parameters` is planned at that "
+            "explicit shape",
+        ),
+    ] = "best"
+    search_budget_s: Annotated[
+        float | None,
+        Field(
+            gt=0,
+            le=MAX_SEARCH_BUDGET_S,
+            description="time budget of each algorithm's best-shape search, s (default: "
+            "RWAOPT_SHAPE_SEARCH_BUDGET_S); the result says whether the search was exhaustive",
+        ),
+    ] = None
     max_lightpath_hops: Annotated[
         Annotated[int, Field(ge=1, le=MAX_NODES)] | Literal["loss_budget"] | None,
         Field(
@@ -233,14 +254,24 @@ class StageResult(BaseModel):
     index: int
     label: str
     demands: int = Field(description="distinct (source, destination) demands")
-    unit_lightpaths: int = Field(description="lightpaths of one item each")
+    unit_lightpaths: int = Field(description="unit lightpaths of the stage")
+    pieces_per_lightpath: int = Field(
+        description="pieces of the message one lightpath carries (item_bytes each); more than "
+        "1 where a step moves a whole part on one lightpath (H-Ring's intra-group steps)"
+    )
     chi: int = Field(description="channels used: (slot, fibre, wavelength) colours")
     steps: int = Field(description="time slots: ceil(chi / (F w))")
     lower_bound: int = Field(description="proven lower bound on chi")
+    steps_lower_bound: int = Field(description="proven lower bound on the stage's slots")
     gap: float = Field(description="(chi - lower_bound) / chi; 0 when optimal")
+    steps_optimal: bool = Field(description="steps equal their proven bound")
+    channels_optimal: bool = Field(description="chi equals its proven bound")
     status: str = Field(description="optimal, feasible, time_limit or infeasible")
     method: str
     solution_stage: int = Field(description="index of the first stage with the same demands")
+
+
+UnitName = Literal["steps", "rounds", "blocks", "wavelengths", "hops", "stages", "nodes"]
 
 
 class ClosedFormResult(BaseModel):
@@ -250,6 +281,67 @@ class ClosedFormResult(BaseModel):
     value: float | None
     alternative: float | None
     note: str
+    unit: UnitName = Field(
+        description="what it counts: optical steps, MPI rounds, blocks, wavelengths, ..."
+    )
+
+
+class Claim(BaseModel):
+    """The paper's headline closed form for this algorithm, in its own unit."""
+
+    quantity: str
+    value: float | None
+    alternative: float | None = Field(description="the formula's other case, where it has one")
+    unit: UnitName
+    text: str
+    source: str
+    note: str
+
+
+class MessageCountsResult(BaseModel):
+    """An MPI algorithm's K and D (TRA Propositions 1-4) counted on its schedule."""
+
+    rounds: int = Field(description="K: rounds in which processes exchange messages")
+    blocks_sent_per_process: int = Field(description="D: blocks the busiest process sends")
+    counted_on: Literal["schedule", "rounds"] = Field(
+        description="'schedule': block by block; 'rounds': the schedule's rounds, where P^2 "
+        "blocks are too many to track one by one"
+    )
+
+
+class ShapeSummary(BaseModel):
+    parameters: dict[str, int | list[int]]
+    true_steps: int
+    steps_lower_bound: int
+    steps_optimal: bool
+    channels_optimal: bool
+    times_s: list[float] = Field(description="true time per message size")
+
+
+class BestByMessage(BaseModel):
+    message_bytes: float
+    parameters: dict[str, int | list[int]]
+    true_steps: int
+    time_s: float
+
+
+class ShapeSearch(BaseModel):
+    candidates: int = Field(description="shapes of the family the search knows")
+    evaluated: int = Field(description="candidates solved on true RWA")
+    pruned: int = Field(description="candidates ruled out by a proven bound")
+    exhaustive: bool = Field(description="every candidate was solved or pruned")
+    seconds: float
+    note: str = Field(description="why the search stopped early, if it did")
+    best_by_message: list[BestByMessage] = Field(
+        description="the winner at each message size ('best' is the first one's)"
+    )
+
+
+class Shapes(BaseModel):
+    asked: Literal["paper", "best", "explicit"]
+    paper: ShapeSummary
+    best: ShapeSummary | None
+    search: ShapeSearch | None
 
 
 class TimingResult(BaseModel):
@@ -313,11 +405,22 @@ class StageOpticsResult(BaseModel):
     worst_margin_db: float | None
 
 
+class OtherScaleVerdict(BaseModel):
+    """The verdict had eq. (9) read eq. (7)'s SNR the other way ('db' is the paper as
+    printed: SNR >= 80.1 dB for BER 1e-9)."""
+
+    snr_scale: Literal["db", "linear"]
+    feasible: bool
+    failing_lightpaths: int
+    required_snr_db: float
+
+
 class Feasibility(BaseModel):
     """Optical feasibility of every lightpath (OpTree journal Sec. IV-B, eqs. 4-9)."""
 
     feasible: bool
     failing_lightpaths: int
+    other_snr_scale: OtherScaleVerdict
     blocking: Blocking | None = Field(description="the first failing stage's worst lightpath")
     worst_lightpath: LightpathOpticsResult | None = Field(description="highest BER of the plan")
     max_hops: int
@@ -341,13 +444,24 @@ class RoutingConstraint(BaseModel):
 class AlgorithmResult(BaseModel):
     collective: str
     algorithm: str
+    shape: Literal["paper", "best", "explicit"] = Field(
+        description="which shape the top-level steps, stages and times are of"
+    )
     parameters: dict[str, int | list[int]]
-    claimed_steps: float | None
+    claimed: Claim | None
+    claimed_steps: float | None = Field(
+        description="the claim when it counts optical steps, else null"
+    )
     claimed_steps_source: str | None
     true_steps: int
     steps_lower_bound: int
-    steps_difference: float | None = Field(description="true_steps - claimed_steps")
-    all_stages_optimal: bool
+    steps_difference: float | None = Field(
+        description="true_steps - claimed_steps (only when the claim counts optical steps)"
+    )
+    steps_optimal: bool = Field(description="true steps equal the proven step bound")
+    channels_optimal: bool = Field(description="every stage's chi equals its proven bound")
+    message_counts: MessageCountsResult | None
+    shapes: Shapes
     closed_forms: list[ClosedFormResult]
     timings: list[TimingResult]
     time_s: float | None = Field(description="time for the first message size")
@@ -357,21 +471,47 @@ class AlgorithmResult(BaseModel):
     stages: list[StageResult]
 
 
-class Recommendation(BaseModel):
-    message_bytes: float
+class ClosestToFeasible(BaseModel):
     algorithm: str
-    time_s: float
-    tied_with: list[str] = Field(description="other algorithms exactly as fast")
+    laser_power_shortfall_db: float = Field(
+        description="laser power it lacks to be reliable (min_laser_power_dbm - laser_power_dbm)"
+    )
+    min_laser_power_dbm: float | None
+
+
+class Recommendation(BaseModel):
+    """The fastest optically feasible algorithm by true time (SPEC section 10)."""
+
+    message_bytes: float
+    algorithm: str | None = Field(description="null when no algorithm is optically feasible")
+    time_s: float | None
+    feasible: bool = Field(description="some algorithm is optically feasible")
+    tied_with: list[str] = Field(description="other feasible algorithms exactly as fast")
+    fastest_regardless_of_optics: str
+    skipped_infeasible: list[str] = Field(
+        description="faster algorithms passed over because they are optically infeasible"
+    )
+    closest_to_feasible: ClosestToFeasible | None = Field(
+        description="when none is feasible: the one needing the least extra laser power"
+    )
     fastest_by_closed_form: str | None = Field(
         description="what the papers' closed forms would pick (their claimed steps)"
     )
     why: str
 
 
+class SkippedAlgorithm(BaseModel):
+    algorithm: str
+    reason: str
+
+
 class PlanResult(BaseModel):
     collective: str
     ring: RingSpec
     algorithms: list[AlgorithmResult]
+    skipped: list[SkippedAlgorithm] = Field(
+        description="algorithms of the collective left out of 'all' because they refuse the ring"
+    )
     recommendation: list[Recommendation]
 
 

@@ -36,6 +36,14 @@ class Settings(BaseSettings):
     solver_processes: Annotated[
         int, Field(ge=1, le=64, description="solver processes of the API (plans and rwa)")
     ] = 2
+    shape_search_budget_s: Annotated[
+        float,
+        Field(
+            gt=0,
+            le=3600,
+            description="default time budget of each algorithm's best-shape search, s",
+        ),
+    ] = 30.0
     host: Annotated[str, Field(description="bind address of `rwaopt serve`")] = "127.0.0.1"
     port: Annotated[int, Field(ge=1, le=65535, description="port of `rwaopt serve`")] = 8000
 

@@ -204,10 +204,10 @@ def part2(sizes: list[int]) -> None:
         for algorithm in algorithms():
             ring = Ring(n, 1, 64)
             try:
-                algorithm.resolve(ring)
+                params = algorithm.resolve(ring)
             except AlgorithmRefusedError:
                 continue
-            plan = plan_algorithm(algorithm, ring, message_bytes=[2**22])
+            plan = plan_algorithm(algorithm, ring, params, [2**22])
             optimal = sum(s.result.status == "optimal" for s in plan.stages)
             gap = max((s.result.gap for s in plan.stages), default=0.0)
             print(

@@ -46,7 +46,8 @@ def measure(fn: Callable[[], Any]) -> tuple[float, float, Any]:
 
 def table_of(algorithm: str, n: int, w: int) -> tuple[Ring, dict[str, Any]]:
     ring = Ring(n, 1, w)
-    plan = plan_algorithm(get_algorithm("allgather", algorithm), ring, None, [1])
+    chosen = get_algorithm("allgather", algorithm)
+    plan = plan_algorithm(chosen, ring, chosen.resolve(ring), [1])
     last = plan.stages[-1]
     return ring, last.result.assignment.lightpaths(ring, last.stage)
 

@@ -124,3 +124,26 @@ def _allreduce(schedule: Schedule) -> int:
             f"contributions (or the wrong ones); expected each of the {total_count} once"
         )
     return moved
+
+
+@dataclass(frozen=True)
+class MessageCounts:
+    """What an MPI algorithm's K and D count, measured on its schedule: rounds in which some
+    process sends data to another process, and the most data one process sends in all."""
+
+    rounds: int
+    data_sent_per_process: int
+
+
+def count_messages(schedule: Schedule) -> MessageCounts:
+    """K and D of TRA's Propositions 1-4, counted on a schedule (intra-node transfers count:
+    they are messages between processes, even when they use no lightpath)."""
+    endpoints = len(schedule.endpoint_node)
+    sent = np.zeros(endpoints, dtype=np.int64)
+    rounds = 0
+    for flow in schedule.flows:
+        moving = flow.senders != flow.receivers
+        if moving.any():
+            rounds += 1
+            sent += np.bincount(flow.senders[moving], minlength=endpoints)
+    return MessageCounts(rounds, int(sent.max(initial=0)))

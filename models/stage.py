@@ -42,6 +42,7 @@ class Stage:
     counts: IntArray
     allowed: IntArray
     label: str = ""
+    pieces: int = 1  # pieces of the message one unit lightpath carries (see StageFlow.bundle)
 
     @staticmethod
     def from_demands(
@@ -51,6 +52,7 @@ class Stage:
         counts: npt.ArrayLike | None = None,
         allowed: npt.ArrayLike | None = None,
         label: str = "",
+        pieces: int = 1,
     ) -> Stage:
         """Validate and aggregate demands; duplicates (same s, d, allowed) are summed."""
         s = np.asarray(sources, dtype=np.int64).reshape(-1)
@@ -92,6 +94,7 @@ class Stage:
             _frozen(summed[order]),
             _frozen(a_u[order]),
             label,
+            pieces,
         )
 
     @property
@@ -117,13 +120,17 @@ class Reduction(StrEnum):
 @dataclass(frozen=True, eq=False)
 class StageFlow:
     """Data movement of one stage: datum `data[i]` goes from endpoint `senders[i]` to
-    `receivers[i]`. Endpoints are nodes, or processes for multi-process all-to-all."""
+    `receivers[i]`. Endpoints are nodes, or processes for multi-process all-to-all.
+
+    `bundle` data of one (sender, receiver) pair travel on one unit lightpath (H-Ring's
+    intra-group steps send a whole part of N/g chunks as one transfer); 1 otherwise."""
 
     senders: IntArray
     receivers: IntArray
     data: IntArray
     reduction: Reduction = Reduction.NONE
     label: str = ""
+    bundle: int = 1
 
     @staticmethod
     def of(
@@ -132,8 +139,11 @@ class StageFlow:
         data: npt.ArrayLike,
         reduction: Reduction = Reduction.NONE,
         label: str = "",
+        bundle: int = 1,
     ) -> StageFlow:
-        return StageFlow(_frozen(senders), _frozen(receivers), _frozen(data), reduction, label)
+        return StageFlow(
+            _frozen(senders), _frozen(receivers), _frozen(data), reduction, label, bundle
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -156,12 +166,23 @@ class Schedule:
         return len(self.flows)
 
     def stage(self, index: int) -> Stage:
-        """The aggregated unit-lightpath demands of stage `index` (one per moved datum)."""
+        """The aggregated unit-lightpath demands of stage `index`: one per moved datum, or
+        one per `bundle` data of the same pair."""
         flow = self.flows[index]
         s = self.endpoint_node[flow.senders]
         d = self.endpoint_node[flow.receivers]
         remote = s != d
-        return Stage.from_demands(self.nodes, s[remote], d[remote], label=flow.label)
+        stage = Stage.from_demands(self.nodes, s[remote], d[remote], label=flow.label)
+        if flow.bundle == 1:
+            return stage
+        return Stage.from_demands(
+            self.nodes,
+            stage.sources,
+            stage.destinations,
+            -(-stage.counts // flow.bundle),
+            label=flow.label,
+            pieces=flow.bundle,
+        )
 
     def stages(self) -> list[Stage]:
         return [self.stage(i) for i in range(self.stage_count)]
@@ -189,4 +210,4 @@ def within_hops(stage: Stage, max_hops: int) -> Stage:
             {"source": int(s[i]), "destination": int(d[i]), "hops": shortest, "max_hops": max_hops},
         )
     allowed = np.where(cw_ok & ccw_ok, ANY, np.where(cw_ok, CW_ONLY, CCW_ONLY))
-    return Stage.from_demands(n, s, d, stage.counts, allowed, stage.label)
+    return Stage.from_demands(n, s, d, stage.counts, allowed, stage.label, stage.pieces)

@@ -426,6 +426,14 @@ def _full_solution(stage: Stage, routing: Routing) -> highspy.HighsSolution:
     return sol
 
 
+def lp_load_bound(stage: Stage) -> int:
+    """ceil of the LP relaxation of L*: a proven bound on chi, for one LP solve (no MIP)."""
+    if stage.is_empty():
+        return 0
+    lp_value, _ = _lp_solution(stage, rotation_period(stage))
+    return math.ceil(lp_value - _EPS)
+
+
 def load_bound(stage: Stage, time_limit_s: float = 10.0) -> LoadBound:
     """L* with a routing attaining it (or the best routing found and a proven bound)."""
     if stage.is_empty():

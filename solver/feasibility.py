@@ -105,6 +105,7 @@ class StageOptics:
     failing: int
     failing_power: int  # margin < 0 (eq. 6)
     failing_ber: int  # BER >= target (eqs. 7-9)
+    failing_other_scale: int  # failing when eq. (9) reads the SNR the other way
     max_hops: int
     worst: LightpathReport | None  # highest BER, then lowest margin
     min_laser_power_dbm: float | None
@@ -130,6 +131,11 @@ class PlanOptics:
         return all(s.failing == 0 for s in self.stages)
 
     @property
+    def feasible_other_scale(self) -> bool:
+        """The verdict if eq. (9) read the SNR the other way (db <-> linear)."""
+        return all(s.failing_other_scale == 0 for s in self.stages)
+
+    @property
     def min_laser_power_dbm(self) -> float | None:
         values = [s.min_laser_power_dbm for s in self.stages if s.min_laser_power_dbm is not None]
         return max(values, default=None)
@@ -153,7 +159,7 @@ def evaluate_stage(
 ) -> StageOptics:
     table = assignment.lightpaths(ring, stage)
     if len(table["source"]) == 0:
-        return StageOptics(index, 0, 0, 0, 0, 0, None, None)
+        return StageOptics(index, 0, 0, 0, 0, 0, 0, None, None)
     rx, tx = neighbours(ring, table)
     result = optics.lightpaths(params, table["hops"], rx, tx)
     need = result.min_laser_power_dbm
@@ -186,6 +192,7 @@ def evaluate_stage(
         failing=int(bad.sum()),
         failing_power=int(power.sum()),
         failing_ber=int(noisy.sum()),
+        failing_other_scale=int((power | (result.ber_other_scale >= params.target_ber)).sum()),
         max_hops=int(table["hops"].max()),
         worst=worst,
         min_laser_power_dbm=float(need.max()),

@@ -1,16 +1,18 @@
 """Plans: an algorithm's stages solved one by one, with true steps beside the closed forms.
 
-`plan_algorithm` is the one typed entry point behind `rwaopt plan` and `POST /api/v1/plans`.
-Identical stages (e.g. the N - 1 stages of Ring all-gather) are solved once.
+`plan_algorithm` solves one shape of one algorithm; `solver.shape_search` calls it for the
+paper's shape and for the candidates of the best-shape search. Identical stages (e.g. the
+N - 1 stages of Ring all-gather, or stage 1 of every OpTree tree that starts with the same
+factor) are solved once: within a plan always, across plans through a shared `StageCache`.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
-from models.algorithms.base import Algorithm, ClosedForm, ParamValue
+from models.algorithms.base import Algorithm, ClosedForm, Params, Unit
 from models.errors import InvalidInputError
 from models.ring import Hardware, Ring
 from models.stage import Stage, within_hops
@@ -22,6 +24,30 @@ ProgressCallback = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
+class SolveOptions:
+    """How every stage is solved: back end, time limit per stage, per-node transmit/receive
+    limits and the routing constraint on lightpath length (hops)."""
+
+    method: Method = Method.AUTO
+    time_limit_s: float = 10.0
+    max_tx: int | None = None
+    max_rx: int | None = None
+    max_hops: int | None = None
+
+
+class DeadlineReached(Exception):
+    """A plan was abandoned at its deadline (the shape search's budget); not an error."""
+
+
+@dataclass
+class StageCache:
+    """Solved stages by their demands, shared by the plans of one search."""
+
+    results: dict[bytes, RwaResult] = field(default_factory=dict)
+    hits: int = 0
+
+
+@dataclass(frozen=True)
 class StagePlan:
     index: int
     label: str
@@ -30,6 +56,16 @@ class StagePlan:
     result: RwaResult
     stage: Stage
     solution_stage: int  # first stage with the same demands: identical stages share its result
+
+    @property
+    def steps_optimal(self) -> bool:
+        """The stage's slots equal a proven lower bound on slots."""
+        return self.result.steps_optimal
+
+    @property
+    def channels_optimal(self) -> bool:
+        """chi equals a proven lower bound on chi."""
+        return self.result.chi == self.result.lower_bound
 
 
 @dataclass(frozen=True)
@@ -50,7 +86,7 @@ class MessageTiming:
 class AlgorithmPlan:
     collective: str
     algorithm: str
-    params: dict[str, ParamValue]
+    params: Params
     ring: Ring
     stages: tuple[StagePlan, ...]
     closed_forms: tuple[ClosedForm, ...]
@@ -66,76 +102,113 @@ class AlgorithmPlan:
         return sum(s.result.steps_lower_bound for s in self.stages)
 
     @property
-    def claimed_steps(self) -> float | None:
-        return self.closed_forms[0].value if self.closed_forms else None
+    def claim(self) -> ClosedForm | None:
+        """The paper's headline closed form (steps, or rounds for the MPI all-to-alls)."""
+        return self.closed_forms[0] if self.closed_forms else None
 
     @property
-    def all_optimal(self) -> bool:
-        return all(s.result.status == "optimal" for s in self.stages)
+    def claimed_steps(self) -> float | None:
+        """The claim when it counts optical steps; None when it counts something else."""
+        claim = self.claim
+        return claim.value if claim is not None and claim.unit == Unit.STEPS else None
+
+    @property
+    def steps_optimal(self) -> bool:
+        """True steps equal the sum of proven per-stage step bounds."""
+        return self.true_steps == self.steps_lower_bound
+
+    @property
+    def channels_optimal(self) -> bool:
+        """Every stage's chi equals its proven bound (stronger than steps_optimal: a stage can
+        need its last slot only partly)."""
+        return all(s.channels_optimal for s in self.stages)
 
 
-def _stage_key(stage: Stage) -> bytes:
+def stage_key(stage: Stage) -> bytes:
     return b"|".join(
         a.tobytes() for a in (stage.sources, stage.destinations, stage.counts, stage.allowed)
     )
 
 
+def plan_time_s(
+    stages: Sequence[tuple[int, int]], message_bytes: float, pieces_per_message: int, hw: Hardware
+) -> float:
+    """Time of a plan whose stages take (steps, pieces per lightpath): each slot of a stage
+    costs its lightpath's bytes / B + a (OpTree journal eq. (3), per stage). Slots of the
+    same size are summed first, so a plan of one item size is exactly (steps) (d/B + a)."""
+    piece = message_bytes / pieces_per_message
+    slots: dict[int, int] = {}
+    for steps, pieces in stages:
+        slots[pieces] = slots.get(pieces, 0) + steps
+    return sum(steps * slot_time_s(piece * pieces, hw) for pieces, steps in sorted(slots.items()))
+
+
 def plan_algorithm(
     algorithm: Algorithm,
     ring: Ring,
-    overrides: Mapping[str, ParamValue] | None = None,
+    params: Params,
     message_bytes: Sequence[float] = (),
     hardware: Hardware | None = None,
-    method: Method | str = Method.AUTO,
-    time_limit_s: float = 10.0,
+    options: SolveOptions | None = None,
     progress: ProgressCallback | None = None,
-    max_tx: int | None = None,
-    max_rx: int | None = None,
-    max_hops: int | None = None,
+    cache: StageCache | None = None,
+    deadline: float | None = None,
 ) -> AlgorithmPlan:
-    """Solve every stage of `algorithm` on `ring` and time it for each message size.
-    With `max_hops`, no lightpath may be longer (a routing constraint from a loss budget)."""
+    """Solve every stage of `algorithm` at the resolved shape `params` and time it for each
+    message size. With `options.max_hops`, no lightpath may be longer. Past `deadline`
+    (time.monotonic()), raises DeadlineReached before solving another new stage."""
     started = time.monotonic()
     hardware = hardware or Hardware()
+    options = options or SolveOptions()
+    cache = cache if cache is not None else StageCache()
     for size in message_bytes:
         if not size > 0:
             raise InvalidInputError(f"message size must be > 0 bytes, got {size}")
-    params = algorithm.resolve(ring, overrides)
-    schedule = algorithm.schedule(ring, params)
-    solved: dict[bytes, tuple[int, RwaResult]] = {}
+    built = algorithm.stages(ring, params)
+    first_of: dict[bytes, int] = {}
     stages = []
-    for index in range(schedule.stage_count):
-        stage = schedule.stage(index)
-        if max_hops is not None:
-            stage = within_hops(stage, max_hops)
-        key = _stage_key(stage)
-        if key not in solved:
-            solved[key] = (
-                index,
-                solve_stage(ring, stage, method, time_limit_s, max_tx, max_rx),
+    for index, stage in enumerate(built):
+        if options.max_hops is not None:
+            stage = within_hops(stage, options.max_hops)
+        key = stage_key(stage)
+        if key in cache.results:
+            cache.hits += 1
+        elif deadline is not None and time.monotonic() > deadline:
+            raise DeadlineReached(f"{algorithm.name}: stopped before stage {index}")
+        else:
+            cache.results[key] = solve_stage(
+                ring, stage, options.method, options.time_limit_s, options.max_tx, options.max_rx
             )
-        first, result = solved[key]
+        first = first_of.setdefault(key, index)
         stages.append(
             StagePlan(
-                index, stage.label, stage.demand_count, stage.unit_lightpaths, result, stage, first
+                index,
+                stage.label,
+                stage.demand_count,
+                stage.unit_lightpaths,
+                cache.results[key],
+                stage,
+                first,
             )
         )
         if progress:
-            progress(index + 1, schedule.stage_count)
+            progress(index + 1, len(built))
     forms = tuple(algorithm.closed_forms(ring, params))
     pieces = algorithm.data_per_message(ring, params)
-    true_steps = sum(s.result.steps for s in stages)
-    claimed = forms[0].value if forms else None
+    claim = forms[0] if forms else None
+    claimed = claim.value if claim is not None and claim.unit == Unit.STEPS else None
+    slots = [(s.result.steps, s.stage.pieces) for s in stages]
     timings = []
     for size in message_bytes:
         item = size / pieces
-        slot = slot_time_s(item, hardware)
         timings.append(
             MessageTiming(
                 message_bytes=size,
                 item_bytes=item,
-                time_s=true_steps * slot,
-                claimed_time_s=None if claimed is None else float(claimed) * slot,
+                time_s=plan_time_s(slots, size, pieces, hardware),
+                claimed_time_s=None
+                if claimed is None
+                else float(claimed) * slot_time_s(item, hardware),
                 hardware_bound_s=hardware_lower_bound_s(algorithm.collective, ring, size, hardware),
             )
         )

@@ -6,7 +6,10 @@ one item. Node i starts with item i and must end with all N items.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -17,11 +20,12 @@ from models.algorithms.base import (
     Collective,
     Params,
     ParamSpec,
+    Unit,
     int_param,
 )
 from models.algorithms.holdings import Holdings
 from models.ring import Ring
-from models.stage import Schedule, StageFlow
+from models.stage import IntArray, Schedule, Stage, StageFlow
 
 
 def _schedule(ring: Ring, flows: list[StageFlow]) -> Schedule:
@@ -125,29 +129,98 @@ class OneStageAllGather(Algorithm):
                 "ceil(N^2 / 8)",
                 "OpTree journal, Lemma 1",
                 cf.one_stage_ring_wavelengths(n),
+                unit=Unit.WAVELENGTHS,
             ),
         ]
 
 
-def wrht_levels(nodes: int, group: int) -> int:
-    """theta - 1 gather levels of WRHT (theta = ceil(log_m N)); WRHT Sec. III-C.1."""
-    return max(cf.ceil_log(group, nodes) - 1, 0)
+def wrht_levels_by_rule(nodes: int, group: int, wavelengths: int) -> int:
+    """Gather levels of WRHT as its paper builds them (WRHT Sec. III-C.1): the current
+    representatives are grouped again "until the wavelength is sufficient enough to provide
+    all-to-all communication among the representative nodes", the need of r representatives
+    being ceil(r^2 / 8) wavelengths (Sec. III-C.2). Grouping stops at one representative."""
+    reps, levels = nodes, 0
+    while reps > 1 and cf.ceil_div(reps * reps, 8) > wavelengths:
+        reps = cf.ceil_div(reps, group)
+        levels += 1
+    return levels
 
 
-def wrht_tree(nodes: int, group: int) -> tuple[list[list[tuple[int, list[int]]]], list[int]]:
+def wrht_max_levels(nodes: int, group: int) -> int:
+    """ceil(log_m N): after that many levels one representative is left."""
+    return cf.ceil_log(group, nodes)
+
+
+def wrht_tree(
+    nodes: int, group: int, levels: int
+) -> tuple[list[list[tuple[int, list[int]]]], list[int]]:
     """WRHT's hierarchy: per gather level, the groups as (representative, members), and the
     final representatives. Groups are m consecutive (previous) representatives along the
     ring, the last one shorter; the middle member (index len // 2) represents the group."""
     reps = list(range(nodes))
-    levels: list[list[tuple[int, list[int]]]] = []
-    for _ in range(wrht_levels(nodes, group)):
+    tree: list[list[tuple[int, list[int]]]] = []
+    for _ in range(levels):
         level = []
         for lo in range(0, len(reps), group):
             members = reps[lo : lo + group]
             level.append((members[len(members) // 2], members))
-        levels.append(level)
+        tree.append(level)
         reps = [rep for rep, _ in level]
-    return levels, reps
+    return tree, reps
+
+
+WRHT_PARAMS = (
+    ParamSpec(
+        "group",
+        "nodes per WRHT group (m), at most 2w + 1 so a group gathers in one step",
+        2,
+        None,
+        default_rule="2w + 1 (WRHT Lemma 1; the m-bar of OpTree journal Table 1)",
+        maximum_rule="2w + 1",
+    ),
+    ParamSpec(
+        "levels",
+        "gather levels before the representatives' all-to-all",
+        0,
+        None,
+        default_rule="WRHT Sec. III-C: group again until the representatives' all-to-all "
+        "needs at most w wavelengths (ceil(r^2/8) <= w)",
+        maximum_rule="ceil(log_m N)",
+    ),
+)
+
+
+def wrht_fill(ring: Ring, given: Params) -> Params:
+    group = int_param(given, "group") if "group" in given else 2 * ring.wavelengths_per_fiber + 1
+    out: Params = {"group": group}
+    out["levels"] = (
+        int_param(given, "levels")
+        if "levels" in given
+        else wrht_levels_by_rule(ring.nodes, group, ring.wavelengths_per_fiber)
+    )
+    return out
+
+
+def wrht_refusal(ring: Ring, params: Params) -> str | None:
+    m, levels = int_param(params, "group"), int_param(params, "levels")
+    top = 2 * ring.wavelengths_per_fiber + 1
+    if m > top:
+        return f"group m={m} exceeds 2w + 1 = {top}; use 2 <= group <= {top}"
+    most = wrht_max_levels(ring.nodes, m)
+    if levels > most:
+        return f"levels={levels} exceeds ceil(log_m N) = {most} for m={m}; use 0..{most}"
+    return None
+
+
+def wrht_candidates(ring: Ring) -> Iterator[Params]:
+    """Every (m, levels): m = 2 .. min(N, 2w + 1) (larger m group like m = N), every level
+    count 1 .. ceil(log_m N); and once the tree without levels (one all-to-all of all N
+    nodes, the same for every m)."""
+    top = 2 * ring.wavelengths_per_fiber + 1
+    yield {"group": min(top, max(2, ring.nodes)), "levels": 0}
+    for m in range(2, min(ring.nodes, top) + 1):
+        for levels in range(1, wrht_max_levels(ring.nodes, m) + 1):
+            yield {"group": m, "levels": levels}
 
 
 class WrhtAllGather(Algorithm):
@@ -159,39 +232,59 @@ class WrhtAllGather(Algorithm):
     name = "wrht"
     title = "WRHT (all-gather variant)"
     source = "OpTree journal Sec. IV-A.2, routing of WRHT (Dai et al. ICPP 2023)"
-    params = (
-        ParamSpec(
-            "group",
-            "nodes per WRHT group (m)",
-            2,
-            None,
-            default_rule="2w + 1 (the m-bar of OpTree journal Table 1)",
-        ),
-    )
+    params = WRHT_PARAMS
     steps_formula = "1 + ceil((m^theta - m) / (m - 1)) + (theta - 1) m^(theta - 1), m = 2w + 1"
     steps_source = "OpTree journal, Table 1"
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
-        return {"group": 2 * ring.wavelengths_per_fiber + 1, **given}
+        return wrht_fill(ring, given)
+
+    def refusal(self, ring: Ring, params: Params) -> str | None:
+        return wrht_refusal(ring, params)
+
+    def shape_candidates(self, ring: Ring) -> Iterator[Params]:
+        yield from wrht_candidates(ring)
 
     def schedule(self, ring: Ring, params: Params) -> Schedule:
-        n, m = ring.nodes, int_param(params, "group")
-        levels, top = wrht_tree(n, m)
-        hold = Holdings(n)
-        flows = []
-        for depth, level in enumerate(levels, start=1):
-            pairs = [(x, rep) for rep, members in level for x in members if x != rep]
-            s, r = zip(*pairs, strict=True) if pairs else ((), ())
-            flows.append(hold.stage(s, r, f"gather level {depth}"))
-        if len(top) > 1:
-            senders = [a for a in top for b in top if a != b]
-            receivers = [b for a in top for b in top if a != b]
-            flows.append(hold.stage(senders, receivers, "all-to-all among representatives"))
-        for depth, level in reversed(list(enumerate(levels, start=1))):
-            pairs = [(rep, x) for rep, members in level for x in members if x != rep]
-            s, r = zip(*pairs, strict=True) if pairs else ((), ())
-            flows.append(hold.stage(s, r, f"broadcast level {depth}"))
+        hold = Holdings(ring.nodes)
+        flows = [hold.stage(s, r, label) for s, r, label in self._pairs(ring, params)]
         return _schedule(ring, flows)
+
+    def stages(self, ring: Ring, params: Params) -> list[Stage]:
+        """The schedule's demands, counted rather than listed item by item."""
+        hold = Holdings(ring.nodes)
+        out = []
+        for s, r, label in self._pairs(ring, params):
+            k = hold.stage_counts(s, r)
+            keep = k > 0
+            out.append(Stage.from_demands(ring.nodes, s[keep], r[keep], k[keep], label=label))
+        return out
+
+    def _pairs(self, ring: Ring, params: Params) -> list[tuple[IntArray, IntArray, str]]:
+        """(senders, receivers, label) of every stage: members to their representative for
+        each gather level, the representatives all-to-all, then every level broadcast back."""
+        n, m = ring.nodes, int_param(params, "group")
+        levels, top = wrht_tree(n, m, int_param(params, "levels"))
+        out = []
+
+        def arrays(pairs: list[tuple[int, int]], label: str) -> None:
+            s = np.array([a for a, _ in pairs], dtype=np.int64)
+            r = np.array([b for _, b in pairs], dtype=np.int64)
+            out.append((s, r, label))
+
+        for depth, level in enumerate(levels, start=1):
+            arrays(
+                [(x, rep) for rep, members in level for x in members if x != rep],
+                f"gather level {depth}",
+            )
+        if len(top) > 1:
+            arrays([(a, b) for a in top for b in top if a != b], "all-to-all among representatives")
+        for depth, level in reversed(list(enumerate(levels, start=1))):
+            arrays(
+                [(rep, x) for rep, members in level for x in members if x != rep],
+                f"broadcast level {depth}",
+            )
+        return out
 
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
         n, w = ring.nodes, ring.wavelengths_per_fiber
@@ -210,12 +303,11 @@ class WrhtAllGather(Algorithm):
         ]
 
 
-def optree_default_branching(nodes: int, stages: int) -> tuple[int, ...]:
-    """Integer branching factors for a k-stage OpTree covering N.
+def optree_balanced_cover(nodes: int, stages: int) -> tuple[int, ...]:
+    """k integer factors that differ by at most one, with the least such product >= N.
 
-    The paper's m = N^(1/k) is rarely an integer. We start from max(2, floor(m)) at every
-    level and add 1 to levels in order (first level first) until the product reaches N, so
-    the factors differ by at most one and their product is the least of that shape >= N."""
+    Start from max(2, floor(N^(1/k))) at every level and add 1 to levels in order (first
+    level first) until the product reaches N."""
     base = max(2, math.floor(nodes ** (1 / stages) + 1e-9))
     factors = [base] * stages
     i = 0
@@ -223,6 +315,81 @@ def optree_default_branching(nodes: int, stages: int) -> tuple[int, ...]:
         factors[i] += 1
         i = (i + 1) % stages
     return tuple(factors)
+
+
+def ordered_factorisations(nodes: int, most_stages: int) -> Iterator[tuple[int, ...]]:
+    """Every ordered vector of factors >= 2 whose product is exactly N, of length at most
+    `most_stages` (N = 1 gives the empty vector)."""
+    if nodes == 1:
+        yield ()
+        return
+    if most_stages == 0:
+        return
+    for first in range(2, nodes + 1):
+        if nodes % first == 0:
+            for rest in ordered_factorisations(nodes // first, most_stages - 1):
+                yield (first, *rest)
+
+
+def optree_exact_factorisation(nodes: int, stages: int) -> tuple[int, ...] | None:
+    """The most balanced vector of k factors with product exactly N (least largest factor,
+    then least spread), larger factors first; None when N has fewer than k prime factors."""
+    best: tuple[int, ...] | None = None
+    for vector in ordered_factorisations(nodes, stages):
+        if len(vector) != stages or list(vector) != sorted(vector, reverse=True):
+            continue
+        key = (max(vector), max(vector) - min(vector))
+        if best is None or key < (max(best), max(best) - min(best)):
+            best = vector
+    return best
+
+
+def optree_paper_branching(nodes: int) -> tuple[int, ...]:
+    """OpTree's paper shape: depth k* of Lemma 3 (one stage, i.e. OSM, where k* is undefined,
+    N <= 7) and every level m = N^(1/k*), realised as integers. The paper's tree has
+    prod m_j = N (Algorithm 1 splits every group into m equal children), so an exact
+    factorisation into k* factors is used when N has one (the most balanced); otherwise the
+    balanced cover whose product is the least >= N, padded with listeners."""
+    k = cf.optree_k_star(nodes) or 1
+    k = min(k, max(1, optree_max_stages(nodes)))
+    return optree_exact_factorisation(nodes, k) or optree_balanced_cover(nodes, k)
+
+
+def optree_max_stages(nodes: int) -> int:
+    """Deepest useful tree: every factor is >= 2, so at most floor(log2 N) levels."""
+    return max(1, nodes.bit_length() - 1)
+
+
+def optree_candidates(nodes: int) -> Iterator[tuple[int, ...]]:
+    """The shape search's OpTree family: every ordered exact factorisation of N (every depth),
+    then for every depth every ordering of its balanced cover when that pads (product > N)."""
+    seen: set[tuple[int, ...]] = set()
+    for vector in ordered_factorisations(nodes, optree_max_stages(nodes)):
+        seen.add(vector)
+        yield vector
+    for k in range(1, optree_max_stages(nodes) + 1):
+        cover = optree_balanced_cover(nodes, k)
+        for vector in sorted(set(itertools.permutations(cover)), reverse=True):
+            if vector not in seen:
+                seen.add(vector)
+                yield vector
+
+
+@functools.lru_cache(maxsize=512)
+def optree_exact_stage(nodes: int, done: int, factor: int, label: str = "") -> Stage:
+    """Demands of an OpTree stage when the tree is exact (prod m_j = N): groups of
+    G = N / done consecutive nodes split into `factor` children of c = G / factor; every node
+    sends the `done` items it holds to the node at its position in each sibling child. Equal
+    to the stage the schedule builds (tests/models/test_shapes.py)."""
+    group = nodes // done
+    child = group // factor
+    x = np.arange(nodes)
+    index = (x % group) // child
+    shifts = np.arange(1, factor)
+    s = np.repeat(x, factor - 1)
+    b = (np.repeat(index, factor - 1) + np.tile(shifts, nodes)) % factor
+    d = s - np.repeat(index, factor - 1) * child + b * child
+    return Stage.from_demands(nodes, s, d, np.full(len(s), done), label=label)
 
 
 def _balanced_children(start: int, size: int, count: int) -> list[tuple[int, int]]:
@@ -279,14 +446,17 @@ class OpTreeAllGather(Algorithm):
             1,
             None,
             default_rule="k* of Lemma 3 / eq. (2); N <= 7, where k* is undefined: 1",
+            maximum_rule="floor(log2 N)",
         ),
         ParamSpec(
             "branching",
             "branching factor of each level, comma-separated; product must be >= N",
             2,
             None,
-            default_rule="floor(N^(1/k)) at every level, raised by one level at a time "
-            "(first levels first) until the product covers N",
+            default_rule="k* levels of m = N^(1/k*) as integers: the most balanced exact "
+            "factorisation of N when one exists, else the balanced cover with the least "
+            "product >= N",
+            maximum_rule="at most floor(log2 N) factors, each at most N",
             is_list=True,
         ),
     )
@@ -302,14 +472,27 @@ class OpTreeAllGather(Algorithm):
             assert isinstance(branching, tuple)
             out.setdefault("stages", len(branching))
         else:
-            if "stages" not in out:
-                out["stages"] = cf.optree_k_star(ring.nodes) or 1
-            out["branching"] = optree_default_branching(ring.nodes, int_param(out, "stages"))
+            if "stages" in out:
+                k = int_param(out, "stages")
+                out["branching"] = optree_exact_factorisation(
+                    ring.nodes, k
+                ) or optree_balanced_cover(ring.nodes, k)
+            else:
+                paper = optree_paper_branching(ring.nodes)
+                out["branching"], out["stages"] = paper, len(paper)
         return out
 
     def refusal(self, ring: Ring, params: Params) -> str | None:
         branching = params["branching"]
         assert isinstance(branching, tuple)
+        most = optree_max_stages(ring.nodes)
+        if len(branching) > most:
+            return (
+                f"{len(branching)} levels is more than floor(log2 N) = {most}: every level "
+                f"must split groups in at least 2; use at most {most} branching factors"
+            )
+        if max(branching) > ring.nodes:
+            return f"a branching factor exceeds N={ring.nodes}; use factors 2..{ring.nodes}"
         if len(branching) != params["stages"]:
             return f"stages={params['stages']} but {len(branching)} branching factors given"
         if math.prod(branching) < ring.nodes:
@@ -318,6 +501,40 @@ class OpTreeAllGather(Algorithm):
                 f"{math.prod(branching)} nodes; their product must be >= {ring.nodes}"
             )
         return None
+
+    def shape_candidates(self, ring: Ring) -> Iterator[Params]:
+        for vector in optree_candidates(ring.nodes):
+            yield {"stages": len(vector), "branching": vector}
+
+    def stages(self, ring: Ring, params: Params) -> list[Stage]:
+        branching = params["branching"]
+        assert isinstance(branching, tuple)
+        if math.prod(branching) != ring.nodes:
+            hold = Holdings(ring.nodes)
+            padded = []
+            for j, pairs in enumerate(optree_pairs(ring.nodes, branching), start=1):
+                s, r = (
+                    (np.array(x, dtype=np.int64) for x in zip(*pairs, strict=True))
+                    if pairs
+                    else (np.zeros(0, np.int64),) * 2
+                )
+                k = hold.stage_counts(s, r)
+                keep = k > 0
+                padded.append(
+                    Stage.from_demands(
+                        ring.nodes,
+                        s[keep],
+                        r[keep],
+                        k[keep],
+                        label=f"stage {j} (m={branching[j - 1]})",
+                    )
+                )
+            return padded
+        out, done = [], 1
+        for j, m in enumerate(branching, start=1):
+            out.append(optree_exact_stage(ring.nodes, done, m, f"stage {j} (m={m})"))
+            done *= m
+        return out
 
     def schedule(self, ring: Ring, params: Params) -> Schedule:
         branching = params["branching"]
@@ -346,6 +563,7 @@ class OpTreeAllGather(Algorithm):
                 "ceil((ln N + sqrt(ln N (ln N - 2))) / 2)",
                 "OpTree journal, Lemma 3 / eq. (2)",
                 k_star,
+                unit=Unit.STAGES,
             ),
         ]
         if k >= 2:
@@ -372,6 +590,7 @@ class OpTreeAllGather(Algorithm):
                     "1 + (N^(1/k) - 1) N^(1 - 1/k)",
                     "OpTree journal, eq. (4)",
                     cf.optree_max_path_hops(n, k),
+                    unit=Unit.HOPS,
                 )
             )
         return forms

@@ -8,16 +8,26 @@ add the sender's partial sum into the receiver's; COPY flows overwrite it with t
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from models import closed_forms as cf
-from models.algorithms.allgather import wrht_tree
+from models.algorithms.allgather import (
+    WRHT_PARAMS,
+    wrht_candidates,
+    wrht_fill,
+    wrht_levels_by_rule,
+    wrht_refusal,
+    wrht_tree,
+)
 from models.algorithms.base import (
     Algorithm,
     ClosedForm,
     Collective,
     Params,
     ParamSpec,
+    Unit,
     int_param,
 )
 from models.ring import Ring
@@ -146,9 +156,18 @@ class BinaryTreeAllReduce(Algorithm):
         return [ClosedForm("steps", self.steps_formula, self.steps_source, value, alternative)]
 
 
+HRING_PAPER_GROUP = 5  # the only g the WRHT paper prints (Table I, N = 1000)
+
+
 class HRingAllReduce(Algorithm):
-    """Hierarchical ring (Ueno & Yokota 2019): reduce-scatter inside groups of g consecutive
-    nodes, ring all-reduce across the N/g groups for each chunk, all-gather inside groups."""
+    """Hierarchical ring (Ueno & Yokota 2019; WRHT Sec. III-D): reduce-scatter inside groups
+    of g consecutive nodes, ring all-reduce across the N/g groups for each part, all-gather
+    inside groups.
+
+    Granularity as the algorithm moves data: an intra-group step sends one part of the
+    vector (d/g, i.e. N/g chunks of d/N) to the next member as one transfer, so one unit
+    lightpath carrying d/g; an inter-group step moves one chunk of d/N. Each step is thus
+    one lightpath per node, which is what 2(g - 1) + 2(N/g - 1) steps count."""
 
     collective = Collective.ALLREDUCE
     name = "hring"
@@ -160,8 +179,9 @@ class HRingAllReduce(Algorithm):
             "nodes per group (g); must divide N",
             1,
             None,
-            default_rule="the divisor of N nearest sqrt(N), which minimises 2g + 2N/g "
-            "(WRHT Table I uses g = 5 at N = 1000)",
+            default_rule="g = 5, the WRHT paper's (Table I); when 5 does not divide N, the "
+            "divisor of N nearest 5 (the smaller on a tie)",
+            maximum_rule="N",
         ),
     )
     steps_formula = "2(g^2 + N)/g + ceil(g/w) - 4"
@@ -170,7 +190,12 @@ class HRingAllReduce(Algorithm):
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
         n = ring.nodes
         divisors = [x for x in range(1, n + 1) if n % x == 0]
-        return {"group": min(divisors, key=lambda x: (abs(x - n**0.5), x)), **given}
+        return {"group": min(divisors, key=lambda x: (abs(x - HRING_PAPER_GROUP), x)), **given}
+
+    def shape_candidates(self, ring: Ring) -> Iterator[Params]:
+        for g in range(1, ring.nodes + 1):
+            if ring.nodes % g == 0:
+                yield {"group": g}
 
     def refusal(self, ring: Ring, params: Params) -> str | None:
         n, g = ring.nodes, int_param(params, "group")
@@ -200,7 +225,9 @@ class HRingAllReduce(Algorithm):
         for t in range(g - 1):
             s, c = part_chunks(node, (pos - t) % g)
             flows.append(
-                StageFlow.of(s, np.repeat(nxt, part), c, Reduction.ADD, f"intra RS {t + 1}")
+                StageFlow.of(
+                    s, np.repeat(nxt, part), c, Reduction.ADD, f"intra RS {t + 1}", bundle=part
+                )
             )
         # Member p now owns part (p + 1) mod g of its group. Ring all-reduce of that part across
         # groups: the part's N/g chunks are split one per group.
@@ -216,7 +243,9 @@ class HRingAllReduce(Algorithm):
         for t in range(g - 1):
             s, c = part_chunks(node, (pos + 1 - t) % g)
             flows.append(
-                StageFlow.of(s, np.repeat(nxt, part), c, Reduction.COPY, f"intra AG {t + 1}")
+                StageFlow.of(
+                    s, np.repeat(nxt, part), c, Reduction.COPY, f"intra AG {t + 1}", bundle=part
+                )
             )
         return _schedule(ring, n, flows)
 
@@ -238,18 +267,22 @@ class WrhtAllReduce(Algorithm):
     name = "wrht"
     title = "WRHT"
     source = "Dai et al., WRHT, ICPP 2023, Sec. III-C"
-    params = (
-        ParamSpec("group", "nodes per group (m)", 2, None, default_rule="2w + 1 (WRHT Lemma 1)"),
-    )
+    params = WRHT_PARAMS
     steps_formula = "2 ceil(log_m N) or 2 ceil(log_m N) - 1"
     steps_source = "WRHT Sec. III-D, Table I and Lemma 1"
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
-        return {"group": 2 * ring.wavelengths_per_fiber + 1, **given}
+        return wrht_fill(ring, given)
+
+    def refusal(self, ring: Ring, params: Params) -> str | None:
+        return wrht_refusal(ring, params)
+
+    def shape_candidates(self, ring: Ring) -> Iterator[Params]:
+        yield from wrht_candidates(ring)
 
     def schedule(self, ring: Ring, params: Params) -> Schedule:
         n, m = ring.nodes, int_param(params, "group")
-        levels, top = wrht_tree(n, m)
+        levels, top = wrht_tree(n, m, int_param(params, "levels"))
         flows = []
 
         def flow(pairs: list[tuple[int, int]], op: Reduction, label: str) -> StageFlow:
@@ -270,9 +303,19 @@ class WrhtAllReduce(Algorithm):
 
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
         n, m, w = ring.nodes, int_param(params, "group"), ring.wavelengths_per_fiber
-        value, alternative = cf.wrht_allreduce_steps(n, m)
+        with_all_to_all, without = cf.wrht_allreduce_steps(n, m)
+        levels = int_param(params, "levels")
+        _, top = wrht_tree(n, m, levels)
+        # Sec. III-D: 2 ceil(log_m N) - 1 when the last reduce step is the representatives'
+        # all-to-all, else 2 ceil(log_m N); value is the case this shape is in.
+        value, alternative = (
+            (without, with_all_to_all) if len(top) > 1 else (with_all_to_all, without)
+        )
+        note = ""
+        if levels != wrht_levels_by_rule(n, m, w):
+            note = "levels differ from the paper's stopping rule; the formula assumes the rule"
         return [
-            ClosedForm("steps", self.steps_formula, self.steps_source, value, alternative),
+            ClosedForm("steps", self.steps_formula, self.steps_source, value, alternative, note),
             ClosedForm(
                 "steps_lower_bound",
                 "2 ceil(log_(2w+1) N)",
@@ -284,11 +327,13 @@ class WrhtAllReduce(Algorithm):
                 "ceil(m / 2)",
                 "WRHT Sec. III-C.2",
                 cf.wrht_group_wavelengths(m),
+                unit=Unit.WAVELENGTHS,
             ),
             ClosedForm(
                 "last_step_wavelengths",
                 "ceil(m*^2 / 8), m* = ceil(N / m^(ceil(log_m N) - 1))",
                 "WRHT Sec. III-C.2",
                 cf.wrht_last_step_wavelengths(n, m),
+                unit=Unit.WAVELENGTHS,
             ),
         ]

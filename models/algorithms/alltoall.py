@@ -9,6 +9,8 @@ to process p + z r^x (Sec. III, step 2). Blocks keep their index i, so they arri
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import numpy.typing as npt
 
@@ -19,10 +21,18 @@ from models.algorithms.base import (
     Collective,
     Params,
     ParamSpec,
+    Unit,
     int_param,
 )
+from models.dataflow import MessageCounts, count_messages
+from models.errors import AlgorithmRefusedError
 from models.ring import Ring
-from models.stage import Schedule, StageFlow
+from models.stage import Schedule, Stage, StageFlow
+
+TRA2_PAPER_PROCESSES_PER_NODE = 64  # TRA Sec. V: MPI-everywhere, 64 ranks per Theta node
+MAX_PROCESSES_PER_NODE = 1024
+SIMULATED_BLOCKS_LIMIT = 2**26  # P^2 blocks tracked one by one by the data-flow simulator
+MAX_PLAN_LIGHTPATHS = 20_000_000  # every unit lightpath is assigned, stored and checked
 
 IntArray = npt.NDArray[np.int64]
 
@@ -36,6 +46,33 @@ def tra_rounds_list(processes: int, radix: int) -> list[tuple[int, int]]:
         for z in range(1, radix)
         if z * radix**x < processes  # some i < P has digit x equal to z
     ]
+
+
+def digit_count(processes: int, radix: int, digit: int, value: int) -> int:
+    """How many indices i in [0, P) have base-r digit `digit` equal to `value` (value >= 1):
+    full cycles of r^(x+1) give r^x each, the rest what lies past value r^x. Counted, not
+    taken from Proposition 4 (tests compare both with the schedule)."""
+    rx: int = radix**digit
+    cycle = rx * radix
+    return (processes // cycle) * rx + min(max(processes % cycle - value * rx, 0), rx)
+
+
+def tra_shift_rounds(processes: int, radix: int) -> list[tuple[int, int]]:
+    """Per TRA round (x, z): every process sends h blocks to process p + z r^x, where h is
+    the number of block indices with digit x equal to z (the same for every process, as
+    every process holds one block of every index). Returns (shift, h) per round."""
+    return [
+        (z * radix**x, digit_count(processes, radix, x, z))
+        for x, z in tra_rounds_list(processes, radix)
+    ]
+
+
+def shift_stage(nodes: int, shift: int, count: int, label: str) -> Stage:
+    """Every node sends `count` unit lightpaths to node + shift (mod N)."""
+    s = np.arange(nodes)
+    if shift % nodes == 0 or count == 0:
+        return Stage.from_demands(nodes, [], [], [], label=label)
+    return Stage.from_demands(nodes, s, (s + shift) % nodes, np.full(nodes, count), label=label)
 
 
 def _tra_flows(
@@ -92,10 +129,29 @@ class TunableRadixAllToAll(Algorithm):
         ),
     )
     steps_formula = "K = w(r - 1) - floor((r^w - P) / r^(w-1)), w = ceil(log_r P)"
-    steps_source = "TRA Propositions 1 and 3 (one round per step)"
+    steps_source = "TRA Propositions 1 and 3 (rounds: messages per process, not optical steps)"
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
         return {"radix": max(2, cf.tra_optimal_radix(ring.nodes)), **given}
+
+    def shape_candidates(self, ring: Ring) -> Iterator[Params]:
+        for r in range(2, ring.nodes + 1):
+            yield {"radix": r}
+
+    def message_counts(self, ring: Ring, params: Params) -> tuple[MessageCounts, str]:
+        """K and D counted on the schedule (SPEC section 8), and where they were counted."""
+        return count_messages(self.schedule(ring, params)), "schedule"
+
+    def shift_rounds(self, ring: Ring, params: Params) -> list[tuple[int, int]]:
+        """(shift, lightpaths per node) of every round; `stages` is built from these."""
+        return tra_shift_rounds(ring.nodes, int_param(params, "radix"))
+
+    def stages(self, ring: Ring, params: Params) -> list[Stage]:
+        rounds = tra_rounds_list(ring.nodes, int_param(params, "radix"))
+        return [
+            shift_stage(ring.nodes, shift, h, f"TRA round x={x} z={z}")
+            for (x, z), (shift, h) in zip(rounds, self.shift_rounds(ring, params), strict=True)
+        ]
 
     def refusal(self, ring: Ring, params: Params) -> str | None:
         r = int_param(params, "radix")
@@ -120,14 +176,27 @@ class TunableRadixAllToAll(Algorithm):
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
         p, r = ring.nodes, int_param(params, "radix")
         return [
-            ClosedForm("steps", self.steps_formula, self.steps_source, cf.tra_rounds(p, r)),
+            ClosedForm(
+                "rounds",
+                self.steps_formula,
+                self.steps_source,
+                cf.tra_rounds(p, r),
+                unit=Unit.ROUNDS,
+            ),
             ClosedForm(
                 "blocks_sent_per_process",
                 "D = w(r - 1) r^(w-1) if P = r^w, else sum of h over rounds",
                 "TRA Propositions 2 and 4",
                 cf.tra_blocks(p, r),
+                unit=Unit.BLOCKS,
             ),
-            ClosedForm("optimal_radix", "ceil(sqrt(P))", "TRA Sec. III-B", cf.tra_optimal_radix(p)),
+            ClosedForm(
+                "optimal_radix",
+                "ceil(sqrt(P))",
+                "TRA Sec. III-B",
+                cf.tra_optimal_radix(p),
+                unit=Unit.NODES,
+            ),
         ]
 
 
@@ -143,17 +212,40 @@ class TwoLayerTunableRadixAllToAll(Algorithm):
     title = "Two-layer tunable-radix all-to-all (TRA2)"
     source = "TRA paper Sec. IV"
     params = (
-        ParamSpec("processes_per_node", "Q, processes per ring node", 1, 1, "1"),
         ParamSpec(
-            "radix_intra", "r1, intra-node radix", 2, None, default_rule="ceil(sqrt(Q)), >= 2"
+            "processes_per_node",
+            "Q, processes per ring node",
+            1,
+            TRA2_PAPER_PROCESSES_PER_NODE,
+            "64 (TRA Sec. V: one MPI rank per core, 64 cores per Theta node)",
+            maximum_rule=str(MAX_PROCESSES_PER_NODE),
         ),
-        ParamSpec("radix_inter", "r2, inter-node radix", 2, None, default_rule="N (TRA Sec. V-B)"),
+        ParamSpec(
+            "radix_intra",
+            "r1, intra-node radix",
+            2,
+            None,
+            default_rule="ceil(sqrt(Q)), >= 2 (TRA Sec. V-C)",
+            maximum_rule="max(2, Q)",
+        ),
+        ParamSpec(
+            "radix_inter",
+            "r2, inter-node radix",
+            2,
+            None,
+            default_rule="N (TRA Sec. V-C)",
+            maximum_rule="N",
+        ),
     )
     steps_formula = "K2 = w2(r2 - 1) - floor(r2 - P / r2^(w2-1)), w2 = ceil(log_r2 N)"
-    steps_source = "TRA Sec. IV (inter-node rounds, as printed; one round per step)"
+    steps_source = "TRA Sec. IV (inter-node rounds as printed; rounds, not optical steps)"
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
-        q = int_param(given, "processes_per_node") if "processes_per_node" in given else 1
+        q = (
+            int_param(given, "processes_per_node")
+            if "processes_per_node" in given
+            else TRA2_PAPER_PROCESSES_PER_NODE
+        )
         return {
             "processes_per_node": q,
             "radix_intra": max(2, cf.tra_optimal_radix(q)),
@@ -166,19 +258,92 @@ class TwoLayerTunableRadixAllToAll(Algorithm):
         r1, r2 = int_param(params, "radix_intra"), int_param(params, "radix_inter")
         if r2 > ring.nodes:
             return f"radix_inter={r2} exceeds N={ring.nodes}; use 2 <= radix_inter <= N"
-        if q > 1 and r1 > q:
-            return f"radix_intra={r1} exceeds Q={q}; use 2 <= radix_intra <= Q"
-        if ring.nodes * q * ring.nodes * q > 2**26:
-            return f"P^2 = {(ring.nodes * q) ** 2} blocks exceed 2^26; use fewer processes"
+        if q > MAX_PROCESSES_PER_NODE:
+            return f"Q={q} processes per node; use at most {MAX_PROCESSES_PER_NODE}"
+        if r1 > max(2, q):
+            return f"radix_intra={r1} exceeds Q={q}; use 2 <= radix_intra <= max(2, Q)"
+        total = ring.nodes * q * q * cf.tra_blocks(ring.nodes, r2)
+        if total > MAX_PLAN_LIGHTPATHS:
+            fits = max(
+                (
+                    x
+                    for x in range(1, q + 1)
+                    if ring.nodes * x * x * cf.tra_blocks(ring.nodes, r2) <= MAX_PLAN_LIGHTPATHS
+                ),
+                default=0,
+            )
+            return (
+                f"Q={q} processes per node move N Q^2 D = {total:.3g} unit lightpaths over the "
+                f"ring (limit {MAX_PLAN_LIGHTPATHS:.3g}: each is assigned, checked and stored); "
+                + (f"use processes_per_node <= {fits}" if fits else "use a smaller ring")
+            )
         return None
+
+    def shape_candidates(self, ring: Ring) -> Iterator[Params]:
+        """Every r2; r1 stays the paper's: the intra-node phase uses shared memory, no
+        lightpath, so r1 cannot change optical steps or time."""
+        paper = self.paper_shape(ring)
+        for r2 in range(2, ring.nodes + 1):
+            yield {**paper, "radix_inter": r2}
+
+    def message_counts(self, ring: Ring, params: Params) -> tuple[MessageCounts, str]:
+        """K and D counted on the block-by-block schedule when it fits the simulator; beyond
+        that, on its rounds: an intra round sends N blocks per block index (one per
+        destination node), an inter round Q blocks per index (tests: both agree)."""
+        n, q = ring.nodes, int_param(params, "processes_per_node")
+        if (n * q) ** 2 <= SIMULATED_BLOCKS_LIMIT:
+            return count_messages(self.schedule(ring, params)), "schedule"
+        r1, r2 = int_param(params, "radix_intra"), int_param(params, "radix_inter")
+        intra = tra_shift_rounds(q, r1) if q > 1 else []
+        inter = tra_shift_rounds(n, r2)
+        sent = sum(h * n for _, h in intra) + sum(h * q for _, h in inter)
+        return MessageCounts(len(intra) + len(inter), sent), "rounds"
+
+    def shift_rounds(self, ring: Ring, params: Params) -> list[tuple[int, int]]:
+        """(shift, lightpaths per node) of every inter-node round: node n's Q lane processes
+        each send Q blocks (one per local source) per block index whose digit x is z, to
+        node n + z r2^x: Q^2 h unit lightpaths per node."""
+        q = int_param(params, "processes_per_node")
+        return [
+            (shift, q * q * h)
+            for shift, h in tra_shift_rounds(ring.nodes, int_param(params, "radix_inter"))
+        ]
+
+    def stages(self, ring: Ring, params: Params) -> list[Stage]:
+        """The intra-node rounds (no lightpath: empty stages) then the inter-node rounds,
+        built without the P^2 blocks of the schedule (equal to it: tests/models)."""
+        q = int_param(params, "processes_per_node")
+        r1, r2 = int_param(params, "radix_intra"), int_param(params, "radix_inter")
+        intra = (
+            [
+                Stage.from_demands(ring.nodes, [], [], [], label=f"intra round x={x} z={z}")
+                for x, z in tra_rounds_list(q, r1)
+            ]
+            if q > 1
+            else []
+        )
+        rounds = tra_rounds_list(ring.nodes, r2)
+        inter = [
+            shift_stage(ring.nodes, shift, count, f"inter round x={x} z={z}")
+            for (x, z), (shift, count) in zip(rounds, self.shift_rounds(ring, params), strict=True)
+        ]
+        return intra + inter
 
     def data_per_message(self, ring: Ring, params: Params) -> int:
         return ring.nodes * int_param(params, "processes_per_node")
 
     def schedule(self, ring: Ring, params: Params) -> Schedule:
+        """Block by block (P^2 blocks), for the data-flow simulator; refused beyond
+        SIMULATED_BLOCKS_LIMIT (plans use `stages`, which needs no blocks)."""
         n, q = ring.nodes, int_param(params, "processes_per_node")
         r1, r2 = int_param(params, "radix_intra"), int_param(params, "radix_inter")
         p = n * q
+        if p * p > SIMULATED_BLOCKS_LIMIT:
+            raise AlgorithmRefusedError(
+                f"simulating TRA2 block by block needs P^2 = {p * p} blocks (limit "
+                f"{SIMULATED_BLOCKS_LIMIT}); plans use its stages directly",
+                {"processes": p},
+            )
         src, dst = np.divmod(np.arange(p * p), p)
         s_node, s_local = np.divmod(src, q)
         d_node, d_local = np.divmod(dst, q)
@@ -203,11 +368,12 @@ class TwoLayerTunableRadixAllToAll(Algorithm):
         p = n * q
         forms = [
             ClosedForm(
-                "steps",
+                "rounds",
                 self.steps_formula,
                 self.steps_source,
                 cf.tra2_rounds_as_printed(p, n, r2),
                 note=f"Proposition 3 with N in place of P gives {cf.tra_rounds(n, r2)}",
+                unit=Unit.ROUNDS,
             )
         ]
         if q > 1:
@@ -218,6 +384,7 @@ class TwoLayerTunableRadixAllToAll(Algorithm):
                     "TRA Sec. IV (as printed)",
                     cf.tra2_rounds_as_printed(p, q, r1),
                     note=f"Proposition 3 with Q in place of P gives {cf.tra_rounds(q, r1)}",
+                    unit=Unit.ROUNDS,
                 )
             )
         return forms

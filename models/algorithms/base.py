@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
 
+from models.dataflow import MessageCounts
 from models.errors import AlgorithmRefusedError, InvalidInputError, UnknownParameterError
 from models.ring import Ring
-from models.stage import Schedule
+from models.stage import Schedule, Stage
 
 
 class Collective(StrEnum):
@@ -33,6 +34,27 @@ class ParamSpec:
     is_list: bool = False  # a comma-separated list of integers, e.g. OpTree's branching
 
 
+class Unit(StrEnum):
+    """What a closed form counts (SPEC section 8). A claim is compared only with a measured
+    value of the same unit."""
+
+    STEPS = "steps"  # optical time slots on the ring
+    ROUNDS = "rounds"  # messages per process of an MPI algorithm (TRA's K)
+    BLOCKS = "blocks"  # data volume per process (TRA's D)
+    WAVELENGTHS = "wavelengths"
+    HOPS = "hops"
+    STAGES = "stages"  # tree depth k
+    NODES = "nodes"  # a size or radix
+
+
+class ShapeMode(StrEnum):
+    """Which shape of an algorithm a plan reports (SPEC section 7)."""
+
+    PAPER = "paper"  # what the paper's own formulas choose
+    BEST = "best"  # least true time over the family, searched on true RWA
+    EXPLICIT = "explicit"  # parameters given by the user
+
+
 @dataclass(frozen=True)
 class ClosedForm:
     """One closed form of a paper, evaluated for a ring (value None where undefined)."""
@@ -43,6 +65,7 @@ class ClosedForm:
     value: float | None = None
     alternative: float | None = None
     note: str = ""
+    unit: Unit = Unit.STEPS
 
 
 ParamValue = int | tuple[int, ...]
@@ -101,6 +124,31 @@ class Algorithm(ABC):
     @abstractmethod
     def schedule(self, ring: Ring, params: Params) -> Schedule:
         """The ordered stages of data movement (call `resolve` first)."""
+
+    def stages(self, ring: Ring, params: Params) -> list[Stage]:
+        """The unit-lightpath demands of every stage. Families whose shape search must be fast
+        override this with a direct construction that tests prove equal to the schedule's."""
+        return self.schedule(ring, params).stages()
+
+    def shift_rounds(self, ring: Ring, params: Params) -> list[tuple[int, int]] | None:
+        """For families whose every lightpath stage is a uniform shift (TRA, TRA2): per such
+        stage (shift, lightpaths per node), so the shape search can bound it without building
+        it; None otherwise."""
+        return None
+
+    def message_counts(self, ring: Ring, params: Params) -> tuple[MessageCounts, str] | None:
+        """For MPI algorithms whose claims count rounds and blocks (TRA, TRA2): K and D
+        counted on the schedule, and what they were counted on; None for the others."""
+        return None
+
+    def paper_shape(self, ring: Ring) -> Params:
+        """The shape the paper's own formulas choose (SPEC section 7), resolved."""
+        return self.resolve(ring, {})
+
+    def shape_candidates(self, ring: Ring) -> Iterator[Params]:
+        """Every shape of the family the search considers, resolved; algorithms without free
+        parameters have one."""
+        yield self.paper_shape(ring)
 
     @abstractmethod
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:

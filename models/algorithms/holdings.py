@@ -37,3 +37,28 @@ class Holdings:
         flow_d = np.concatenate(out_d) if out_d else np.zeros(0, np.int64)
         self.has[flow_r, flow_d] = True
         return StageFlow.of(flow_s, flow_r, flow_d, label=label)
+
+    def stage_counts(
+        self, senders: npt.ArrayLike, receivers: npt.ArrayLike
+    ) -> npt.NDArray[np.int64]:
+        """What `stage` does, counting the items of each pair instead of listing them (the
+        shape search needs only the demands; tests prove both give the same stage)."""
+        s_all = np.asarray(senders, dtype=np.int64)
+        r_all = np.asarray(receivers, dtype=np.int64)
+        counts = np.zeros(len(s_all), dtype=np.int64)
+        for lo in range(0, len(s_all), _PAIR_BATCH):
+            s = s_all[lo : lo + _PAIR_BATCH]
+            r = r_all[lo : lo + _PAIR_BATCH]
+            counts[lo : lo + _PAIR_BATCH] = (self.has[s] & ~self.has[r]).sum(axis=1)
+        if len(s_all):
+            # has[r] |= has[s] for every pair, grouped by receiver (ufunc.at is slow).
+            order = np.argsort(r_all, kind="stable")
+            r_sorted = r_all[order]
+            starts = np.flatnonzero(np.r_[True, r_sorted[1:] != r_sorted[:-1]])
+            packed = np.packbits(self.has[s_all[order]], axis=1)
+            merged = np.bitwise_or.reduceat(packed, starts, axis=0)
+            receivers_once = r_sorted[starts]
+            self.has[receivers_once] |= np.unpackbits(
+                merged, axis=1, count=self.has.shape[1]
+            ).astype(bool)
+        return counts

@@ -95,7 +95,10 @@ def test_plan_json_contract() -> None:
     assert doc["ring"] == {"nodes": 16, "fibers_per_direction": 1, "wavelengths_per_fiber": 2}
     (plan,) = doc["algorithms"]
     assert doc["recommendation"][0]["algorithm"] == "optree"
-    assert set(plan) >= {"claimed_steps", "true_steps", "time_s", "stages"}
+    assert set(plan) >= {"claimed_steps", "true_steps", "time_s", "stages", "shapes"}
+    assert plan["shape"] == "explicit" and plan["parameters"]["branching"] == [4, 4]
+    # the paper's shape at N = 16: k* = 3 levels, 16 = 4 x 2 x 2
+    assert plan["shapes"]["paper"]["parameters"]["branching"] == [4, 2, 2]
     for stage in plan["stages"]:
         assert set(stage) >= {"chi", "steps", "lower_bound", "status"}
     # The paper's motivation example: 4 + 8 = 12 steps with the 4-ary two-stage tree.
@@ -153,15 +156,57 @@ def test_plan_golden(flag: tuple[str, ...], golden: str) -> None:
     1024 * 8 / 40e9 + 25e-6 + 32 flits / 4e9 = 25.2128 us, so 151.2768 us; RD takes
     log2 4 = 2 slots of the whole message: 2 (4096 * 8 / 40e9 + 25e-6 + 128 / 4e9) =
     51.7024 us; at 1 MiB ring 6 * 79.4768 us = 476.8608 us beats RD 2 * 242.9072 us.
-    Optics (eqs. 5-9, default parameters): a ring lightpath i -> i+1 has 1 hop, and its
-    destination also transmits on the same fibre and slot, so 1 Rx neighbour: loss
-    1 + 0.1 = 1.1 dB, margin 10 - 1.1 - 1 = 7.90 dB, signal 8.9 dBm over noise
-    1e-4 + 1e-4 mW (-36.99 dBm): SNR 45.89 dB, BER 0.5 e^(-45.89/4) = 5.21e-06; the least laser
-    power for BER 1e-9 is 1.1 + 80.12 - 36.99 = 44.23 dBm. RD's longest lightpath has 2 hops
-    (margin 7.80 dB) and one Rx neighbour: BER 5.34e-06, 44.33 dBm. L_max = N - 1 = 3."""
+    Optics (eqs. 5-9, default parameters, eq. 9 read linearly): a ring lightpath i -> i+1 has
+    1 hop, and its destination also transmits on the same fibre and slot, so 1 Rx neighbour:
+    loss 1 + 0.1 = 1.1 dB, margin 10 - 1.1 - 1 = 7.90 dB, signal 8.9 dBm over noise
+    1e-4 + 1e-4 mW (-36.99 dBm): SNR 45.89 dB = a ratio of 3.9e4, BER 0.5 e^(-3.9e4/4) = 0;
+    BER 1e-9 needs a ratio of 4 ln(0.5e9) = 80.1 (19.04 dB), i.e. a laser of
+    1.1 + 19.04 - 36.99 = -16.85 dBm, so power decides: 1.1 + 1 = 2.10 dBm. RD's longest
+    lightpath has 2 hops: margin 7.80 dB, 2.20 dBm. L_max = N - 1 = 3. Neither has a shape
+    to search, so 'best' is the paper's."""
     code, out, _ = run(*GOLDEN_ARGS, *flag)
     assert code == 0
     assert out == (GOLDEN / golden).read_text()
+
+
+def test_plan_reports_paper_and_best_shapes() -> None:
+    """At N = 64, w = 8 the paper's OpTree (k* = 4: 4,4,2,2) and the searched best, both
+    proven; the best is never slower."""
+    code, out, _ = run("plan", "--collective", "allgather", "--algorithm", "optree",
+                       "--nodes", "64", "--wavelengths", "8", "--message-bytes", "1048576",
+                       "--json")  # fmt: skip
+    assert code == 0
+    (plan,) = json.loads(out)["algorithms"]
+    shapes = plan["shapes"]
+    assert shapes["paper"]["parameters"]["branching"] == [4, 4, 2, 2]
+    assert shapes["search"]["exhaustive"]
+    assert shapes["search"]["evaluated"] + shapes["search"]["pruned"] >= 20
+    assert plan["true_steps"] == shapes["best"]["true_steps"] <= shapes["paper"]["true_steps"]
+    assert plan["time_s"] <= shapes["paper"]["times_s"][0]
+    code, out, _ = run("plan", "--collective", "allgather", "--algorithm", "optree",
+                       "--nodes", "64", "--wavelengths", "8", "--message-bytes", "1048576",
+                       "--shape", "paper", "--json")  # fmt: skip
+    (paper,) = json.loads(out)["algorithms"]
+    assert paper["shape"] == "paper" and paper["shapes"]["search"] is None
+    assert paper["true_steps"] == shapes["paper"]["true_steps"]
+
+
+def test_plan_bad_shape() -> None:
+    code, _, err = run("plan", "--collective", "allgather", "--nodes", "8", "--wavelengths",
+                       "2", "--message-bytes", "1", "--shape", "widest")  # fmt: skip
+    assert code == 2 and "use 'best' or 'paper'" in err
+
+
+def test_tra_claims_rounds_not_steps() -> None:
+    code, out, _ = run("plan", "--collective", "alltoall", "--algorithm", "tra", "--nodes",
+                       "16", "--wavelengths", "4", "--message-bytes", "4096", "--shape",
+                       "paper", "--json")  # fmt: skip
+    assert code == 0
+    (tra,) = json.loads(out)["algorithms"]
+    assert tra["claimed"]["unit"] == "rounds" and tra["claimed"]["value"] == 6  # r = 4: 2 x 3
+    assert tra["claimed_steps"] is None and tra["steps_difference"] is None
+    assert tra["message_counts"] == {"rounds": 6, "blocks_sent_per_process": 24,
+                                     "counted_on": "schedule"}  # fmt: skip
 
 
 def test_algorithms_unknown_collective() -> None:
@@ -181,7 +226,8 @@ PLAN8 = ("plan", "--collective", "allgather", "--nodes", "8", "--wavelengths", "
         (("--optics", "laser_power_dbm"), "write key=value"),
         (("--max-hops", "x"), "give a number of hops or 'loss_budget'"),
         (("--algorithm", "osm", "--max-hops", "2"), "more than the limit of 2"),
-        (("--max-hops", "loss_budget"), "not even a one-hop lightpath"),
+        (("--max-hops", "loss_budget", "--optics", "snr_scale=db"),  # eq. (9) as printed
+         "not even a one-hop lightpath"),
         (("--json", "--csv"), "choose one of --json and --csv"),
     ],
 )

@@ -41,15 +41,23 @@ def test_plan_compares_every_allgather_algorithm(client: TestClient) -> None:
     assert by_name["ring"]["true_steps"] == 7
     for a in result["algorithms"]:
         assert a["true_steps"] >= a["steps_lower_bound"]
+        assert a["claimed"]["unit"] == "steps"
         assert a["steps_difference"] == a["true_steps"] - a["claimed_steps"]
+        assert a["steps_optimal"] == (a["true_steps"] == a["steps_lower_bound"])
+        shapes = a["shapes"]
+        assert shapes["asked"] == "best" and shapes["search"]["exhaustive"]
+        assert a["true_steps"] == shapes["best"]["true_steps"] <= shapes["paper"]["true_steps"]
         assert [t["message_bytes"] for t in a["timings"]] == [4096, 1048576]
         for stage in a["stages"]:
             assert stage["chi"] >= stage["lower_bound"]
             assert stage["steps"] == -(-stage["chi"] // 2)
+    feasible = [a for a in result["algorithms"] if a["feasibility"]["feasible"]]
+    assert feasible  # the default optics carry these short rings
     for i, advice in enumerate(result["recommendation"]):
-        best = min(a["timings"][i]["time_s"] for a in result["algorithms"])
-        assert advice["time_s"] == best
+        best = min(a["timings"][i]["time_s"] for a in feasible)
+        assert advice["time_s"] == best and advice["feasible"]
         assert by_name[advice["algorithm"]]["timings"][i]["time_s"] == best
+        assert by_name[advice["algorithm"]]["feasibility"]["feasible"]
 
 
 def test_get_after_restart_returns_the_same_plan(client: TestClient, settings_env: str) -> None:
@@ -268,8 +276,12 @@ def test_loss_budget_routing_constraint_cost(client: TestClient) -> None:
     assert a["feasibility"]["max_hops"] <= 4
     r = client.post("/api/v1/plans", json=body | {"max_lightpath_hops": 2})
     assert r.status_code == 422 and "more than the limit of 2" in r.json()["message"]
-    r = client.post("/api/v1/plans", json=body | {"max_lightpath_hops": "loss_budget"})
+    printed = {"max_lightpath_hops": "loss_budget", "optics": {"snr_scale": "db"}}
+    r = client.post("/api/v1/plans", json=body | printed)
     assert r.status_code == 400 and "not even a one-hop lightpath" in r.json()["message"]
+    # With eq. (9) read linearly (the default) the budget allows 80 hops: all of N = 8.
+    doc = post_plan(client, body | {"max_lightpath_hops": "loss_budget"})
+    assert doc["result"]["algorithms"][0]["routing_constraint"]["max_lightpath_hops"] == 80
 
 
 def test_unfinished_plans_resume_after_a_restart(client: TestClient, settings_env: str) -> None:
@@ -304,3 +316,60 @@ def test_vanishing_ber_target_is_refused(client: TestClient) -> None:
     """Found by schemathesis: target_ber = 5e-324 made the required SNR infinite."""
     r = client.post("/api/v1/plans", json=SMALL | {"optics": {"target_ber": 5e-324}})
     assert r.status_code == 422 and "target_ber" in r.json()["message"]
+
+
+def test_shape_per_algorithm_and_explicit_parameters(client: TestClient) -> None:
+    body = SMALL | {
+        "algorithms": ["wrht", "optree", "ring"],
+        "shape": {"wrht": "paper", "optree": "best"},
+        "parameters": {"ring": {}},
+    }
+    r = client.post("/api/v1/plans", json=body | {"parameters": {"optree": {"branching": [8]}}})
+    assert r.status_code == 400 and "explicit shape" in r.json()["message"]
+    doc = post_plan(client, SMALL | {"algorithms": ["wrht", "optree"],
+                                     "shape": {"wrht": "paper"}})  # fmt: skip
+    wrht, optree = doc["result"]["algorithms"]
+    assert wrht["shape"] == "paper" and wrht["shapes"]["best"] is None
+    assert wrht["parameters"] == wrht["shapes"]["paper"]["parameters"]
+    assert optree["shape"] == "best" and optree["shapes"]["search"]["candidates"] >= 4
+    one = {"algorithms": ["optree"], "parameters": {"optree": {"branching": [8]}}}
+    explicit = post_plan(client, SMALL | one)
+    (only,) = explicit["result"]["algorithms"]
+    assert only["shape"] == "explicit" and only["parameters"]["branching"] == [8]
+    assert only["shapes"]["paper"]["parameters"]["branching"] == [4, 2]  # k* = 2 at N = 8
+
+
+def test_recommendation_never_names_an_infeasible_algorithm(client: TestClient) -> None:
+    """Laser powers from 'nothing works' to 'everything works': a named algorithm is always
+    feasible and the fastest feasible one; with none feasible, none is named and the closest
+    is, with the power it lacks."""
+    for laser in (1.0, 2.15, 2.5, 10.0):
+        doc = post_plan(client, SMALL | {"optics": {"laser_power_dbm": laser}})
+        algorithms = doc["result"]["algorithms"]
+        feasible = {a["algorithm"] for a in algorithms if a["feasibility"]["feasible"]}
+        for i, advice in enumerate(doc["result"]["recommendation"]):
+            if feasible:
+                assert advice["algorithm"] in feasible and advice["feasible"]
+                fastest = min(a["timings"][i]["time_s"] for a in algorithms
+                              if a["algorithm"] in feasible)  # fmt: skip
+                assert advice["time_s"] == fastest
+                for name in advice["skipped_infeasible"]:
+                    assert name not in feasible
+            else:
+                assert advice["algorithm"] is None and not advice["feasible"]
+                closest = advice["closest_to_feasible"]
+                need = {a["algorithm"]: a["feasibility"]["min_laser_power_dbm"] - laser
+                        for a in algorithms}  # fmt: skip
+                assert closest["laser_power_shortfall_db"] == pytest.approx(min(need.values()))
+                assert "no algorithm is optically feasible" in advice["why"]
+
+
+def test_as_printed_eq_9_verdict_is_kept_beside_the_default(client: TestClient) -> None:
+    doc = post_plan(client, SMALL | {"algorithms": ["ring"]})
+    f = doc["result"]["algorithms"][0]["feasibility"]
+    assert f["parameters"]["snr_scale"] == "linear" and f["feasible"]
+    printed = f["other_snr_scale"]
+    # Eq. (9) fed the SNR in dB needs 80.1 dB: even one-hop lightpaths fail.
+    assert printed["snr_scale"] == "db" and not printed["feasible"]
+    assert printed["required_snr_db"] == pytest.approx(80.12, abs=0.01)
+    assert printed["failing_lightpaths"] == sum(s["lightpaths"] for s in f["stages"])

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from models.algorithms.allgather import optree_default_branching, optree_pairs
+from models.algorithms.allgather import optree_balanced_cover, optree_max_stages, optree_pairs
 from models.algorithms.catalog import CATALOG, get_algorithm
 from models.dataflow import simulate
 from models.errors import AlgorithmRefusedError, DataFlowError
@@ -26,13 +26,21 @@ def _expected_refusal(name: str, collective: str, n: int) -> bool:
     return False
 
 
+def _sweep_overrides(name: str, n: int) -> dict[str, int]:
+    """TRA2's paper Q = 64 makes P^2 = (64 N)^2 blocks: it is simulated at small N in
+    tests/models/test_shapes.py; the sweep uses Q = 2 (Q = 1 at the large N)."""
+    if name != "tra2":
+        return {}
+    return {"processes_per_node": 2 if n <= 64 else 1, "radix_intra": 2}
+
+
 def _run(algorithm, n: int) -> None:
     ring = Ring(n)
     if _expected_refusal(algorithm.name, algorithm.collective, n):
         with pytest.raises(AlgorithmRefusedError, match="use N="):
             algorithm.resolve(ring)
         return
-    params = algorithm.resolve(ring)
+    params = algorithm.resolve(ring, _sweep_overrides(algorithm.name, n))
     schedule = algorithm.schedule(ring, params)
     report = simulate(schedule)
     assert report.stages == schedule.stage_count
@@ -105,8 +113,9 @@ def test_optree_exact_tree_matches_paper(n: int, branching: tuple[int, ...]) -> 
 
 def test_optree_ragged_tree_every_n_and_branching() -> None:
     for n in range(2, 80):
-        for branching in {(2,) * 7, (3, 3, 3, 3), (5, 4), (n,), optree_default_branching(n, 3)}:
-            if math.prod(branching) < n:
+        for branching in {(2,) * 7, (3, 3, 3, 3), (5, 4), (n,), optree_balanced_cover(n, 3)}:
+            too_deep = len(branching) > optree_max_stages(n)
+            if math.prod(branching) < n or too_deep or max(branching) > n:
                 continue
             algorithm = get_algorithm("allgather", "optree")
             ring = Ring(n)
@@ -120,12 +129,12 @@ def test_optree_refuses_branching_that_does_not_cover() -> None:
         algorithm.resolve(Ring(100), {"branching": (3, 3, 3)})
 
 
-def test_optree_default_branching_covers() -> None:
-    assert optree_default_branching(1024, 7) == (3, 3, 3, 3, 3, 3, 2)
-    assert optree_default_branching(16, 2) == (4, 4)
+def test_optree_balanced_cover_covers() -> None:
+    assert optree_balanced_cover(1024, 7) == (3, 3, 3, 3, 3, 3, 2)
+    assert optree_balanced_cover(16, 2) == (4, 4)
     for n in range(2, 500):
         for k in range(1, 9):
-            assert math.prod(optree_default_branching(n, k)) >= n
+            assert math.prod(optree_balanced_cover(n, k)) >= n
 
 
 def test_optree_pairs_16_node_example() -> None:

@@ -7,6 +7,8 @@ import pytest
 from models import optics
 from models.closed_forms import optree_max_path_hops
 
+AS_PRINTED = optics.OpticalParameters(snr_scale="db")  # eq. (9) fed eq. (7)'s SNR in dB
+
 
 def test_eq4_at_16_nodes_two_stages() -> None:
     # L_max = 1 + (16^(1/2) - 1) 16^(1/2) = 1 + 3 * 4 = 13
@@ -44,7 +46,7 @@ def test_lightpaths_with_default_parameters_by_hand() -> None:
     # margin 10 - (2 + 1) - 0 = 7 dB; signal 8 dBm; crosstalk 10 x 1e-4 + 1e-4 = 1.1e-3 mW;
     # with P_O = 1e-4 mW the noise is 1.2e-3 mW = -29.208 dBm, so SNR = 37.208 dB and
     # eq. (9) as printed gives 0.5 exp(-37.208 / 4) = 4.5619e-5.
-    r = optics.lightpaths(optics.OpticalParameters(), 10, 10, 1)
+    r = optics.lightpaths(AS_PRINTED, 10, 10, 1)
     assert float(r.loss_db) == pytest.approx(2.0)
     assert float(r.margin_db) == pytest.approx(7.0)
     assert float(r.crosstalk_mw) == pytest.approx(1.1e-3)
@@ -55,18 +57,21 @@ def test_lightpaths_with_default_parameters_by_hand() -> None:
 
 
 def test_required_snr_per_reading() -> None:
-    assert optics.OpticalParameters().required_snr_db == pytest.approx(80.1205, abs=1e-4)
-    linear = optics.OpticalParameters(snr_scale="linear")
+    assert AS_PRINTED.required_snr_db == pytest.approx(80.1205, abs=1e-4)
+    linear = optics.OpticalParameters()
+    assert linear.snr_scale == "linear"  # the default: a one-hop lightpath is reliable
     assert linear.required_snr_db == pytest.approx(10 * math.log10(80.1205), abs=1e-4)
 
 
 def test_min_laser_power_by_hand() -> None:
     # BER needs P_S >= 80.1205 dB above the noise (-29.208 dBm): 50.912 dBm at the detector,
     # plus the 2 dB loss: 52.912 dBm; the power constraint alone needs only 3 dBm.
-    p = optics.OpticalParameters()
+    p = AS_PRINTED
     assert float(optics.min_laser_power_dbm(p, 10, 10, 1)) == pytest.approx(52.9123, abs=1e-3)
     # At that power the lightpath has exactly the target BER.
-    at = optics.lightpaths(optics.OpticalParameters(laser_power_dbm=52.9123), 10, 10, 1)
+    at = optics.lightpaths(
+        optics.OpticalParameters(laser_power_dbm=52.9123, snr_scale="db"), 10, 10, 1
+    )
     assert float(at.ber) == pytest.approx(1e-9, rel=1e-3)
 
 
@@ -74,13 +79,13 @@ def test_max_hops_by_hand() -> None:
     # Linear reading: the power budget 10 - 1 - 1 - 0 = 8 dB allows 80 hops of 0.1 dB; at
     # 80 hops the worst-case SNR is 1 dBm - (81e-4 + 1e-4 mW = -20.86 dBm) = 21.86 dB, ratio
     # 153: BER ~ 1e-17, fine. So 80 hops, limited by power.
-    assert optics.max_hops(optics.OpticalParameters(snr_scale="linear")) == (80, "power (eq. 6)")
+    assert optics.max_hops(optics.OpticalParameters()) == (80, "power (eq. 6)")
     # As printed, even one hop misses BER 1e-9 (SNR 46 dB < 80.1 dB).
-    assert optics.max_hops(optics.OpticalParameters()) == (0, "BER (eqs. 7-9)")
+    assert optics.max_hops(AS_PRINTED) == (0, "BER (eqs. 7-9)")
     # A laser of 60 dBm: loss allows (60 - 2) / 0.1 = 580 hops, but BER needs
     # 59 - 0.1 h >= 80.12 + 10 log10((h + 2) 1e-4), which fails long before: BER binds, and the
     # answer is the last h that passes.
-    strong = optics.OpticalParameters(laser_power_dbm=60.0)
+    strong = optics.OpticalParameters(laser_power_dbm=60.0, snr_scale="db")
     hops, limited_by = optics.max_hops(strong)
     assert limited_by == "BER (eqs. 7-9)"
     ok = optics.lightpaths(strong, hops, hops, 1)

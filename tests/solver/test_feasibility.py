@@ -16,7 +16,7 @@ from models.optics import OpticalParameters, min_laser_power_dbm
 from models.ring import Ring
 from models.stage import Stage, within_hops
 from solver.feasibility import evaluate_plan, neighbours
-from solver.plan import plan_algorithm
+from solver.plan import SolveOptions, plan_algorithm
 from solver.solve import solve_stage
 
 
@@ -88,7 +88,8 @@ def test_small_plans_never_worse_than_the_closed_form(algorithm, n: int) -> None
     if algorithm.refusal(ring, algorithm.fill_defaults(ring, {})):
         pytest.skip("the algorithm does not run on this N")
     params = OpticalParameters()
-    check_not_worse(evaluate_plan(plan_algorithm(algorithm, ring, None, [4096]), params), params)
+    plan = plan_algorithm(algorithm, ring, algorithm.resolve(ring), [4096])
+    check_not_worse(evaluate_plan(plan, params), params)
 
 
 @settings(max_examples=40, deadline=None)
@@ -105,27 +106,37 @@ def test_plans_within_the_papers_path_length_never_worse(algorithm, n, w, laser)
     if algorithm.refusal(ring, algorithm.fill_defaults(ring, {})):
         return
     params = OpticalParameters(laser_power_dbm=laser)
-    free = plan_algorithm(algorithm, ring, None, [4096], time_limit_s=2)
+    free = plan_algorithm(
+        algorithm, ring, algorithm.resolve(ring), [4096], options=SolveOptions(time_limit_s=2)
+    )
     limit = math.floor(evaluate_plan(free, params).closed_form_hops)
     try:
-        plan = plan_algorithm(algorithm, ring, None, [4096], time_limit_s=2, max_hops=limit)
+        plan = plan_algorithm(
+            algorithm,
+            ring,
+            algorithm.resolve(ring),
+            [4096],
+            options=SolveOptions(time_limit_s=2, max_hops=limit),
+        )
     except AlgorithmRefusedError:
         return  # a demand needs more than the paper's L_max either way round
     check_not_worse(evaluate_plan(plan, params), params)
 
 
 def test_optree_step_optimum_needs_longer_paths_than_eq4() -> None:
-    """Finding: at N=20 (w=4) OpTree's step-optimal RWA (11 steps, proven) routes an 18-hop
-    lightpath, beyond eq. (4)'s L_max = 13.63; held to 13 hops the proven optimum is 12."""
+    """Finding: at N=20 (w=4) OpTree 3,3,3 (k = 3 = k*, the balanced cover) has a
+    step-optimal RWA (11 steps, proven) that routes an 18-hop lightpath, beyond eq. (4)'s
+    L_max = 13.63; held to 13 hops the proven optimum is 12."""
     algorithm = next(a for a in CATALOG if a.name == "optree")
     ring = Ring(20, 1, 4)
     params = OpticalParameters()
-    free = plan_algorithm(algorithm, ring, None, [1])
+    shape = algorithm.resolve(ring, {"branching": (3, 3, 3)})
+    free = plan_algorithm(algorithm, ring, shape, [1])
     report = evaluate_plan(free, params)
     assert report.closed_form_hops == pytest.approx(13.6319, abs=1e-4)
     assert free.true_steps == free.steps_lower_bound == 11
     assert max(s.max_hops for s in report.stages) > 13.63
-    held = plan_algorithm(algorithm, ring, None, [1], max_hops=13)
+    held = plan_algorithm(algorithm, ring, shape, [1], options=SolveOptions(max_hops=13))
     assert held.true_steps == held.steps_lower_bound == 12
 
 
@@ -134,10 +145,11 @@ def test_loss_budget_routing_constraint() -> None:
     its short way, and pairs 3 or 4 apart cannot be served at all."""
     algorithm = next(a for a in CATALOG if a.name == "osm")
     ring = Ring(8, 1, 4)
+    params = algorithm.resolve(ring)
     with pytest.raises(AlgorithmRefusedError, match="needs 3 hops, more than the limit of 2"):
-        plan_algorithm(algorithm, ring, None, [1], max_hops=2)
-    free = plan_algorithm(algorithm, ring, None, [1])
-    bound = plan_algorithm(algorithm, ring, None, [1], max_hops=4)
+        plan_algorithm(algorithm, ring, params, [1], options=SolveOptions(max_hops=2))
+    free = plan_algorithm(algorithm, ring, params, [1])
+    bound = plan_algorithm(algorithm, ring, params, [1], options=SolveOptions(max_hops=4))
     for s in bound.stages:
         assert int(s.result.assignment.lightpaths(ring, s.stage)["hops"].max()) <= 4
     assert bound.true_steps >= bound.steps_lower_bound

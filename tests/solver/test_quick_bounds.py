@@ -1,0 +1,101 @@
+"""The shape search's cheap bounds are proven lower bounds on chi (checked against brute
+force and against L*), and the closed shift bound equals the bound of the built stage."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models.algorithms.alltoall import shift_stage
+from models.stage import Stage
+from solver.bounds import load_bound
+from solver.quick_bounds import cut_bound, degree_bound, hop_bound, quick_bound, shift_bound
+from tests.solver.helpers import brute_chi, brute_min_max_load
+
+
+@st.composite
+def small_stages(draw: st.DrawFn, max_nodes: int = 7, max_units: int = 5) -> Stage:
+    n = draw(st.integers(2, max_nodes))
+    pairs = [(s, d) for s in range(n) for d in range(n) if s != d]
+    chosen = draw(st.lists(st.sampled_from(pairs), min_size=1, max_size=4, unique=True))
+    counts = draw(st.lists(st.integers(1, 2), min_size=len(chosen), max_size=len(chosen)))
+    while sum(counts) > max_units:
+        counts[counts.index(max(counts))] -= 1
+        if min(counts) == 0:
+            keep = [i for i, k in enumerate(counts) if k]
+            chosen, counts = [chosen[i] for i in keep], [counts[i] for i in keep]
+    s, d = zip(*chosen, strict=True)
+    return Stage.from_demands(n, s, d, counts)
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_stages())
+def test_quick_bound_never_exceeds_brute_force_chi(stage: Stage) -> None:
+    assert quick_bound(stage) <= brute_chi(stage)
+
+
+@settings(max_examples=150, deadline=None)
+@given(small_stages(max_nodes=9, max_units=8))
+def test_quick_bound_never_exceeds_l_star(stage: Stage) -> None:
+    """Every part is implied by the LP of L* (cuts, degrees, its dual weights)."""
+    brute = brute_min_max_load(stage)
+    assert max(hop_bound(stage), cut_bound(stage), degree_bound(stage)) <= brute
+    assert quick_bound(stage) <= load_bound(stage, time_limit_s=5).lower_bound
+
+
+def test_cut_bound_by_enumerating_every_half_ring() -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n = int(rng.integers(2, 14))
+        s, d = rng.integers(0, n, 12), rng.integers(0, n, 12)
+        keep = s != d
+        if not keep.any():
+            continue
+        stage = Stage.from_demands(n, s[keep], d[keep], rng.integers(1, 5, keep.sum()))
+        half, best = n // 2, 0
+        for a in range(n):
+            inside = {(a + i) % n for i in range(half)}
+            out_ = sum(
+                int(k)
+                for u, v, k in zip(stage.sources, stage.destinations, stage.counts, strict=True)
+                if u in inside and v not in inside
+            )
+            in_ = sum(
+                int(k)
+                for u, v, k in zip(stage.sources, stage.destinations, stage.counts, strict=True)
+                if u not in inside and v in inside
+            )
+            best = max(best, out_, in_)
+        assert cut_bound(stage) == -(-best // 2)
+
+
+def test_hop_bound_is_the_best_direction_weighting() -> None:
+    """max over a in [0, 1] of sum k min(a cw, (1 - a) ccw) / N, on a fine grid of a."""
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        n = int(rng.integers(2, 16))
+        s, d = rng.integers(0, n, 10), rng.integers(0, n, 10)
+        keep = s != d
+        if not keep.any():
+            continue
+        stage = Stage.from_demands(n, s[keep], d[keep], rng.integers(1, 6, keep.sum()))
+        cw = (stage.destinations - stage.sources) % n
+        best = max(
+            int((stage.counts * np.minimum((n - j) * cw, j * (n - cw))).sum()) for j in range(n + 1)
+        )
+        assert hop_bound(stage) == -(-best // (n * n))
+
+
+def test_shift_bound_equals_the_bound_of_the_built_stage() -> None:
+    for n in range(2, 40):
+        for shift in range(n):
+            for count in (1, 2, 7):
+                assert shift_bound(n, shift, count) == quick_bound(shift_stage(n, shift, count, ""))
+
+
+def test_uniform_shift_bound_is_the_lp_value_of_l_star() -> None:
+    """For equal arcs the weighted hop bound reaches L*'s LP value k L (N - L) / N."""
+    stage = shift_stage(64, 5, 3, "")
+    assert shift_bound(64, 5, 3) == -(-3 * 5 * 59 // 64)
+    assert shift_bound(64, 5, 3) <= load_bound(stage).lower_bound
