@@ -10,10 +10,16 @@ are weaker than L* (`solver.bounds.load_bound`) but cheap enough to rank thousan
   chi >= max over a of sum k min(a cw, (1 - a) ccw) / N. (a = 1/2 is the plain hop bound;
   for a stage of equal-length arcs the best a gives the LP value of L* exactly.) The
   maximum of this concave function is at a breakpoint a = (N - j) / N, j an arc length.
-- **Half-ring cuts**: for an arc A of floor(N/2) consecutive nodes, a lightpath from A to the
-  rest leaves A either clockwise over A's last link or counter-clockwise over its first one,
-  so at most 2 chi lightpaths go from A to B, and as many from B to A.
+- **Arc cuts**: for an arc A of consecutive nodes, a lightpath from A to the rest leaves A
+  either clockwise over A's last link or counter-clockwise over its first one, so at most
+  2 chi lightpaths go from A to B, and as many from B to A. Arcs of floor(N/k) nodes,
+  k = 2..8, at every start (tree stages whose groups split in 3 need the N/3 arcs).
 - **Node degree**: a node sends (receives) over its two links, so at most 2 chi lightpaths.
+- **Equal arcs** (every demand has the same clockwise length L, as in a TRA round): one
+  colour in one direction holds at most floor(N / L) disjoint clockwise arcs, or
+  floor(N / (N - L)) counter-clockwise ones, so chi >= units / (floor(N/L) + floor(N/(N-L))).
+  (The LP of L* has this as its independence cap; when L does not divide N it is stronger
+  than the weighted hops.)
 """
 
 from __future__ import annotations
@@ -73,12 +79,20 @@ def _add_arcs(diff: npt.NDArray[np.int64], start: IntArray, length: IntArray, w:
     np.add.at(diff, end[wraps] - n, -w[wraps])
 
 
+CUT_DIVISORS = (2, 3, 4, 5, 6, 7, 8)
+
+
 def cut_bound(stage: Stage) -> int:
-    """max over the N half-ring arcs A = [a, a + floor(N/2)) of ceil(crossing / 2)."""
-    n = stage.nodes
-    half = n // 2
-    if half == 0 or stage.is_empty():
+    """max over the arcs A = [a, a + floor(N/k)), k in CUT_DIVISORS, of ceil(crossing / 2)."""
+    if stage.is_empty():
         return 0
+    lengths = sorted({stage.nodes // k for k in CUT_DIVISORS} - {0})
+    return max((_arc_cut_bound(stage, length) for length in lengths), default=0)
+
+
+def _arc_cut_bound(stage: Stage, half: int) -> int:
+    """max over the N arcs A = [a, a + half), half <= N/2, of ceil(crossing / 2)."""
+    n = stage.nodes
     s, d, k = stage.sources, stage.destinations, stage.counts
     delta = (d - s) % n
     lengths = np.full(len(s), half, dtype=np.int64)
@@ -97,18 +111,37 @@ def cut_bound(stage: Stage) -> int:
     return -(-crossing // 2)
 
 
+def equal_arcs_bound(stage: Stage) -> int:
+    """The equal-arcs bound; 0 when the stage's arcs differ in length."""
+    n = stage.nodes
+    lengths = (stage.destinations - stage.sources) % n
+    if stage.is_empty() or lengths.min() != lengths.max():
+        return 0
+    return _packing(n, int(lengths[0]), stage.unit_lightpaths)
+
+
+def _packing(nodes: int, length: int, units: int) -> int:
+    per_colour = nodes // length + nodes // (nodes - length)
+    return -(-units // per_colour)
+
+
 def quick_bound(stage: Stage) -> int:
-    """The best of the three bounds above."""
+    """The best of the bounds above."""
     if stage.is_empty():
         return 0
-    return max(hop_bound(stage), cut_bound(stage), degree_bound(stage))
+    return max(hop_bound(stage), cut_bound(stage), degree_bound(stage), equal_arcs_bound(stage))
 
 
 def shift_bound(nodes: int, shift: int, count: int) -> int:
     """quick_bound of a stage where every node sends `count` lightpaths to node + shift
     (equal to it: tests/solver/test_quick_bounds.py), without building the stage: the
-    weighted-hops bound ceil(count L (N - L) / N), or the degree bound ceil(count / 2)."""
+    weighted-hops bound ceil(count L (N - L) / N), the degree bound ceil(count / 2), or the
+    equal-arcs bound on its N count units."""
     shift %= nodes
     if shift == 0 or count == 0:
         return 0
-    return max(-(-count * shift * (nodes - shift) // nodes), -(-count // 2))
+    return max(
+        -(-count * shift * (nodes - shift) // nodes),
+        -(-count // 2),
+        _packing(nodes, shift, nodes * count),
+    )

@@ -402,33 +402,57 @@ def _balanced_children(start: int, size: int, count: int) -> list[tuple[int, int
     return out
 
 
-def optree_pairs(nodes: int, branching: tuple[int, ...]) -> list[list[tuple[int, int]]]:
-    """(sender, receiver) pairs of each OpTree stage (OpTree journal Sec. IV-A.1).
+def _group_pairs(size: int, factor: int) -> tuple[IntArray, IntArray]:
+    """(sender, receiver) offsets inside one group of `size` split into `factor` children."""
+    children = _balanced_children(0, size, min(factor, size))
+    start = np.array([s for s, _ in children], dtype=np.int64)
+    length = np.array([n for _, n in children], dtype=np.int64)
+    pos = np.arange(int(length.max()))
+    member = length[:, None] > pos[None, :]  # child c has a node at position p
+    node = np.where(member, start[:, None] + pos[None, :], (start + length - 1)[:, None])
+    count = len(children)
+    c1, c2, p = np.meshgrid(np.arange(count), np.arange(count), pos, indexing="ij")
+    keep = member[c1, p] & (c1 != c2)
+    return node[c1[keep], p[keep]], node[c2[keep], p[keep]]
+
+
+def optree_pair_arrays(nodes: int, branching: tuple[int, ...]) -> list[tuple[IntArray, IntArray]]:
+    """(senders, receivers) of each OpTree stage (OpTree journal Sec. IV-A.1).
 
     Stage j splits every current group (a contiguous segment) into m_j children of balanced
     sizes; the nodes at the same position in sibling children exchange all-to-all. When the
     children differ in size, a shorter child has no node at the last position; its last node
     then also listens to that position (it receives, sends nothing extra), so every item still
-    reaches every child. With N = prod(m_j) this is exactly the paper's tree."""
+    reaches every child. With N = prod(m_j) this is exactly the paper's tree. Groups of equal
+    size share their relative pairs."""
     groups = [(0, nodes)]
-    stages: list[list[tuple[int, int]]] = []
+    out: list[tuple[IntArray, IntArray]] = []
     for m in branching:
-        pairs: list[tuple[int, int]] = []
+        by_size: dict[int, list[int]] = {}
         next_groups: list[tuple[int, int]] = []
         for start, size in groups:
             if size == 1:
                 next_groups.append((start, size))
                 continue
-            children = _balanced_children(start, size, min(m, size))
-            longest = max(length for _, length in children)
-            for pos in range(longest):
-                members = [s + pos for s, length in children if length > pos]
-                listeners = [s + length - 1 for s, length in children if length <= pos]
-                pairs.extend((a, b) for a in members for b in members + listeners if a != b)
-            next_groups.extend(children)
-        stages.append(pairs)
+            by_size.setdefault(size, []).append(start)
+            next_groups.extend(_balanced_children(start, size, min(m, size)))
+        senders, receivers = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+        for size, starts in by_size.items():
+            a, b = _group_pairs(size, m)
+            offset = np.array(starts, dtype=np.int64)[:, None]
+            senders.append((offset + a[None, :]).reshape(-1))
+            receivers.append((offset + b[None, :]).reshape(-1))
+        out.append((np.concatenate(senders), np.concatenate(receivers)))
         groups = next_groups
-    return stages
+    return out
+
+
+def optree_pairs(nodes: int, branching: tuple[int, ...]) -> list[list[tuple[int, int]]]:
+    """`optree_pair_arrays` as lists of (sender, receiver) tuples."""
+    return [
+        list(zip(s.tolist(), r.tolist(), strict=True))
+        for s, r in optree_pair_arrays(nodes, branching)
+    ]
 
 
 class OpTreeAllGather(Algorithm):
@@ -512,12 +536,7 @@ class OpTreeAllGather(Algorithm):
         if math.prod(branching) != ring.nodes:
             hold = Holdings(ring.nodes)
             padded = []
-            for j, pairs in enumerate(optree_pairs(ring.nodes, branching), start=1):
-                s, r = (
-                    (np.array(x, dtype=np.int64) for x in zip(*pairs, strict=True))
-                    if pairs
-                    else (np.zeros(0, np.int64),) * 2
-                )
+            for j, (s, r) in enumerate(optree_pair_arrays(ring.nodes, branching), start=1):
                 k = hold.stage_counts(s, r)
                 keep = k > 0
                 padded.append(
@@ -541,8 +560,7 @@ class OpTreeAllGather(Algorithm):
         assert isinstance(branching, tuple)
         hold = Holdings(ring.nodes)
         flows = []
-        for j, pairs in enumerate(optree_pairs(ring.nodes, branching), start=1):
-            s, r = zip(*pairs, strict=True) if pairs else ((), ())
+        for j, (s, r) in enumerate(optree_pair_arrays(ring.nodes, branching), start=1):
             flows.append(hold.stage(s, r, f"stage {j} (m={branching[j - 1]})"))
         return _schedule(ring, flows)
 

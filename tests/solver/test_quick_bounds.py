@@ -9,8 +9,15 @@ from hypothesis import strategies as st
 
 from models.algorithms.alltoall import shift_stage
 from models.stage import Stage
-from solver.bounds import load_bound
-from solver.quick_bounds import cut_bound, degree_bound, hop_bound, quick_bound, shift_bound
+from solver.bounds import load_bound, lp_load_bound
+from solver.quick_bounds import (
+    CUT_DIVISORS,
+    cut_bound,
+    degree_bound,
+    hop_bound,
+    quick_bound,
+    shift_bound,
+)
 from tests.solver.helpers import brute_chi, brute_min_max_load
 
 
@@ -44,7 +51,7 @@ def test_quick_bound_never_exceeds_l_star(stage: Stage) -> None:
     assert quick_bound(stage) <= load_bound(stage, time_limit_s=5).lower_bound
 
 
-def test_cut_bound_by_enumerating_every_half_ring() -> None:
+def test_cut_bound_by_enumerating_every_arc() -> None:
     rng = np.random.default_rng(7)
     for _ in range(200):
         n = int(rng.integers(2, 14))
@@ -53,9 +60,10 @@ def test_cut_bound_by_enumerating_every_half_ring() -> None:
         if not keep.any():
             continue
         stage = Stage.from_demands(n, s[keep], d[keep], rng.integers(1, 5, keep.sum()))
-        half, best = n // 2, 0
-        for a in range(n):
-            inside = {(a + i) % n for i in range(half)}
+        best = 0
+        arcs = [(a, length) for a in range(n) for length in {n // k for k in CUT_DIVISORS}]
+        for a, length in arcs:
+            inside = {(a + i) % n for i in range(length)}
             out_ = sum(
                 int(k)
                 for u, v, k in zip(stage.sources, stage.destinations, stage.counts, strict=True)
@@ -95,7 +103,29 @@ def test_shift_bound_equals_the_bound_of_the_built_stage() -> None:
 
 
 def test_uniform_shift_bound_is_the_lp_value_of_l_star() -> None:
-    """For equal arcs the weighted hop bound reaches L*'s LP value k L (N - L) / N."""
-    stage = shift_stage(64, 5, 3, "")
-    assert shift_bound(64, 5, 3) == -(-3 * 5 * 59 // 64)
-    assert shift_bound(64, 5, 3) <= load_bound(stage).lower_bound
+    """For equal arcs the closed bound reaches the LP of L* (with its independence cap):
+    N = 64, shift 5, 3 per node: weighted hops 3 x 5 x 59 / 64 = 13.8, packing
+    192 / (12 + 1) = 14.8, so 15."""
+    for n, shift, count in ((64, 5, 3), (30, 7, 2), (1024, 192, 32), (50, 25, 4)):
+        stage = shift_stage(n, shift, count, "")
+        assert shift_bound(n, shift, count) == lp_load_bound(stage)
+    assert shift_bound(64, 5, 3) == 15
+
+
+def test_equal_arcs_bound_is_below_brute_force_and_l_star() -> None:
+    """TRA rounds are equal-arc stages: the packing bound must stay below the optimum."""
+    for n in range(3, 6):
+        for shift in range(1, n):
+            stage = shift_stage(n, shift, 1, "")
+            assert quick_bound(stage) <= brute_chi(stage)
+    for n in range(3, 14):
+        for shift in range(1, n):
+            for count in (1, 3):
+                stage = shift_stage(n, shift, count, "")
+                assert quick_bound(stage) <= load_bound(stage, time_limit_s=5).lower_bound
+
+
+def test_equal_arcs_bound_at_a_tra_round() -> None:
+    """N = 1024, shift 192, 32 blocks per node: 5 clockwise arcs or 1 counter-clockwise arc
+    per colour, so chi >= 32768 / 6 = 5461.3, above the weighted hops' 4992."""
+    assert shift_bound(1024, 192, 32) == 5462

@@ -1,0 +1,153 @@
+"""Best-shape search: time, candidates solved and pruned, memory, against an unpruned baseline.
+
+For every shaped family at N = 256, 1024, 4096 (w = 64, one 4 MiB message) it runs, each in a
+forked child so peak RSS is its own:
+- the search (`solver.shape_search`, bounds + pruning), with the paper's shape as incumbent;
+- the baseline: the same candidates solved one after another in the same order with no
+  pruning, under the same time budget.
+It prints the search's seconds, candidates, solved, pruned, whether it was exhaustive and its
+best steps; the baseline's solved count in its budget; and the ratio baseline / search seconds
+when the baseline finished (else how far it got). Run:
+
+    .venv/bin/python bench/shapes.py [--budget 120] [--sizes 256 1024 4096]
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import resource
+import sys
+import time
+from typing import Any
+
+from models.algorithms.catalog import get_algorithm
+from models.errors import AlgorithmRefusedError
+from models.ring import Hardware, Ring
+from solver.plan import DeadlineReached, SolveOptions, StageCache, plan_algorithm
+from solver.shape_search import search_best_shape
+
+FAMILIES = (
+    ("allgather", "optree"),
+    ("allgather", "wrht"),
+    ("allreduce", "hring"),
+    ("allreduce", "wrht"),
+    ("alltoall", "tra"),
+    ("alltoall", "tra2"),
+)
+SIZE = (4194304.0,)
+
+
+def _search(collective: str, name: str, n: int, budget: float) -> dict[str, Any]:
+    algorithm = get_algorithm(collective, name)
+    ring = Ring(n, 1, 64)
+    started = time.monotonic()
+    cache = StageCache()
+    paper_params = algorithm.paper_shape(ring)
+    paper = plan_algorithm(algorithm, ring, paper_params, SIZE, Hardware(), None, None, cache)
+    best = search_best_shape(
+        algorithm, ring, SIZE, Hardware(), SolveOptions(), budget, paper, cache
+    )
+    r = best.report
+    return {
+        "seconds": time.monotonic() - started,
+        "candidates": r.candidates,
+        "evaluated": r.evaluated,
+        "pruned": r.pruned,
+        "exhaustive": r.exhaustive,
+        "paper": paper.true_steps,
+        "best": best.plan.true_steps,
+        "best_params": best.plan.params,
+    }
+
+
+def _baseline(collective: str, name: str, n: int, budget: float) -> dict[str, Any]:
+    """Every candidate solved, no bounds, same budget (stage cache shared, as in the search)."""
+    algorithm = get_algorithm(collective, name)
+    ring = Ring(n, 1, 64)
+    started = time.monotonic()
+    cache = StageCache()
+    solved = total = 0
+    best = None
+    finished = True
+    for raw in algorithm.shape_candidates(ring):
+        total += 1
+        try:
+            params = algorithm.resolve(ring, raw)
+        except AlgorithmRefusedError:
+            continue
+        try:
+            plan = plan_algorithm(
+                algorithm, ring, params, SIZE, Hardware(), None, None, cache, started + budget
+            )
+        except DeadlineReached:
+            finished = False
+            break
+        solved += 1
+        best = plan.true_steps if best is None else min(best, plan.true_steps)
+        if time.monotonic() - started > budget:
+            finished = False
+            break
+    return {
+        "seconds": time.monotonic() - started,
+        "solved": solved,
+        "candidates": total,
+        "finished": finished,
+        "best": best,
+    }
+
+
+def _child(fn: Any, args: tuple[Any, ...], out: Any) -> None:
+    try:
+        value = fn(*args)
+    except AlgorithmRefusedError as error:
+        value = {"refused": error.message}
+    value["peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out.send(value)
+
+
+def _measure(fn: Any, *args: Any) -> dict[str, Any]:
+    ctx = multiprocessing.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(fn, args, send))
+    proc.start()
+    value: dict[str, Any] = recv.recv()
+    proc.join()
+    return value
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--budget", type=float, default=120.0, help="seconds per family and N")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[256, 1024, 4096])
+    args = parser.parse_args()
+    print(f"budget {args.budget:g} s per search and per baseline; w = 64, one 4 MiB message\n")
+    print(
+        "| N | family | candidates | search s | solved | pruned | exhaustive | paper steps | "
+        "best steps | best shape | search MiB | baseline solved | baseline s | baseline best | "
+        "baseline / search |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for n in args.sizes:
+        for collective, name in FAMILIES:
+            s = _measure(_search, collective, name, n, args.budget)
+            if "refused" in s:
+                print(f"| {n} | {collective}/{name} | refused: {s['refused']} |")
+                continue
+            b = _measure(_baseline, collective, name, n, args.budget)
+            ratio = (
+                f"{b['seconds'] / s['seconds']:.1f}x"
+                if b["finished"]
+                else f">= {b['seconds'] / s['seconds']:.1f}x (stopped at {b['solved']}/{b['candidates']})"
+            )
+            print(
+                f"| {n} | {collective}/{name} | {s['candidates']} | {s['seconds']:.1f} | "
+                f"{s['evaluated']} | {s['pruned']} | {s['exhaustive']} | {s['paper']} | "
+                f"{s['best']} | {s['best_params']} | {s['peak_mib']:.0f} | {b['solved']} | "
+                f"{b['seconds']:.1f} | {b['best']} | {ratio} |"
+            )
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
