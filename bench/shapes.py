@@ -67,11 +67,12 @@ def _baseline(collective: str, name: str, n: int, budget: float) -> dict[str, An
     ring = Ring(n, 1, 64)
     started = time.monotonic()
     cache = StageCache()
-    solved = total = 0
+    solved = 0
     best = None
     finished = True
-    for raw in algorithm.shape_candidates(ring):
-        total += 1
+    candidates = list(algorithm.shape_candidates(ring))
+    total = len(candidates)
+    for raw in candidates:
         try:
             params = algorithm.resolve(ring, raw)
         except AlgorithmRefusedError:

@@ -32,6 +32,8 @@ from solver.plan import (
 )
 from solver.quick_bounds import quick_bound, shift_bound
 
+LP_DEMAND_LIMIT = 20_000  # larger stages keep their quick bound (the LP would take seconds)
+
 
 @dataclass(frozen=True)
 class SearchReport:
@@ -77,7 +79,8 @@ def _load_bounded(
     for stage in algorithm.stages(ring, candidate.params):
         key = stage_key(stage)
         if key not in cache:
-            cache[key] = max(lp_load_bound(stage), quick_bound(stage))
+            lp = lp_load_bound(stage) if stage.demand_count <= LP_DEMAND_LIMIT else 0
+            cache[key] = max(lp, quick_bound(stage))
         per_stage.append((-(-cache[key] // channels), stage.pieces))
     pieces = algorithm.data_per_message(ring, candidate.params)
     steps = sum(k for k, _ in per_stage)

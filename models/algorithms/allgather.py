@@ -7,7 +7,6 @@ one item. Node i starts with item i and must end with all N items.
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 from collections.abc import Iterator
 
@@ -369,10 +368,28 @@ def optree_candidates(nodes: int) -> Iterator[tuple[int, ...]]:
         yield vector
     for k in range(1, optree_max_stages(nodes) + 1):
         cover = optree_balanced_cover(nodes, k)
-        for vector in sorted(set(itertools.permutations(cover)), reverse=True):
+        for vector in distinct_orderings(cover):
             if vector not in seen:
                 seen.add(vector)
                 yield vector
+
+
+def distinct_orderings(values: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+    """Every distinct ordering of a multiset, largest first, without itertools.permutations'
+    k! repeats (k = 12 levels would be 479 million tuples)."""
+    counts = {v: values.count(v) for v in set(values)}
+
+    def extend(prefix: tuple[int, ...], left: int) -> Iterator[tuple[int, ...]]:
+        if left == 0:
+            yield prefix
+            return
+        for v in sorted(counts, reverse=True):
+            if counts[v]:
+                counts[v] -= 1
+                yield from extend((*prefix, v), left - 1)
+                counts[v] += 1
+
+    yield from extend((), len(values))
 
 
 @functools.lru_cache(maxsize=512)

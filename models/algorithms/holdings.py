@@ -51,14 +51,16 @@ class Holdings:
             r = r_all[lo : lo + _PAIR_BATCH]
             counts[lo : lo + _PAIR_BATCH] = (self.has[s] & ~self.has[r]).sum(axis=1)
         if len(s_all):
-            # has[r] |= has[s] for every pair, grouped by receiver (ufunc.at is slow).
+            # has[r] |= has[s] for every pair (all read before any is written), grouped by
+            # receiver in batches of rows so memory stays bounded (ufunc.at is slow).
+            nodes = self.has.shape[1]
+            arrived = np.zeros((self.has.shape[0], -(-nodes // 8)), dtype=np.uint8)
             order = np.argsort(r_all, kind="stable")
-            r_sorted = r_all[order]
-            starts = np.flatnonzero(np.r_[True, r_sorted[1:] != r_sorted[:-1]])
-            packed = np.packbits(self.has[s_all[order]], axis=1)
-            merged = np.bitwise_or.reduceat(packed, starts, axis=0)
-            receivers_once = r_sorted[starts]
-            self.has[receivers_once] |= np.unpackbits(
-                merged, axis=1, count=self.has.shape[1]
-            ).astype(bool)
+            s_sorted, r_sorted = s_all[order], r_all[order]
+            for lo in range(0, len(order), _PAIR_BATCH):
+                r = r_sorted[lo : lo + _PAIR_BATCH]
+                starts = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
+                packed = np.packbits(self.has[s_sorted[lo : lo + _PAIR_BATCH]], axis=1)
+                arrived[r[starts]] |= np.bitwise_or.reduceat(packed, starts, axis=0)
+            self.has |= np.unpackbits(arrived, axis=1, count=nodes).astype(bool)
         return counts
