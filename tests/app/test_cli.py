@@ -27,6 +27,9 @@ def test_algorithms_json_at_paper_scale() -> None:
     assert claimed[("allgather", "optree")] == 70
     assert claimed[("allgather", "wrht")] == 259
     assert claimed[("allgather", "osm")] == 2048
+    tra = next(e for e in entries if e["name"] == "tra")
+    assert claimed[("alltoall", "tra")] is None  # K counts rounds, not optical steps
+    assert tra["claimed"] == {"value": 62, "unit": "rounds"}
     for e in entries:
         assert e["closed_form"]["source"] and e["closed_forms"][0]["text"]
 
