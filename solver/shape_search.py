@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from models.algorithms.base import Algorithm, Params
-from models.errors import AlgorithmRefusedError
+from models.errors import AlgorithmRefusedError, LimitExceededError
 from models.ring import Hardware, Ring
 from solver.bounds import lp_load_bound
 from solver.plan import (
@@ -187,6 +187,9 @@ def search_best_shape(
             )
         except DeadlineReached:
             cut = "time budget reached while solving a candidate"
+            continue
+        except LimitExceededError as error:
+            cut = f"a candidate was skipped: {error.message}"
             continue
         evaluated += 1
         for i in range(slots):

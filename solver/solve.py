@@ -28,6 +28,7 @@ from solver.outcome import Method, RwaResult, Status
 from solver.validator import validate
 
 EXACT_SIZE_LIMIT = 2_000_000  # exact models beyond this are refused (method=exact)
+NODE_LIMIT_WORK = 200_000  # colour classes x slots the first-fit node-limited scheduler may scan
 AUTO_EXACT_SIZE_LIMIT = 300_000  # auto tries the exact model only below this (build time)
 
 
@@ -55,6 +56,17 @@ def solve_stage(
     result = _solve_rwa(ring, stage, method, time_limit_s)
     if not max_tx and not max_rx:
         return result
+    slots = node_limits.slots_lower_bound(
+        stage, result.lower_bound, ring.channels_per_direction, max_tx, max_rx
+    )
+    if result.chi * slots > NODE_LIMIT_WORK:
+        raise LimitExceededError(
+            f"{stage.label or 'a stage'}: a node-limited schedule of {result.chi} colour classes "
+            f"over at least {slots} slots is beyond the first-fit scheduler's limit "
+            f"({NODE_LIMIT_WORK} class-slot steps); plan without max_tx/max_rx, or a smaller "
+            "stage (fewer nodes, or fewer processes per node for TRA2)",
+            {"colours": result.chi, "slots_lower_bound": slots, "limit": NODE_LIMIT_WORK},
+        )
     limited = node_limits.schedule(
         stage, result.assignment, result.lower_bound, ring.channels_per_direction, max_tx, max_rx
     )

@@ -216,10 +216,17 @@ def wrht_candidates(ring: Ring) -> Iterator[Params]:
     count 1 .. ceil(log_m N); and once the tree without levels (one all-to-all of all N
     nodes, the same for every m)."""
     top = 2 * ring.wavelengths_per_fiber + 1
-    yield {"group": min(top, max(2, ring.nodes)), "levels": 0}
+    shapes: list[tuple[int, int, int]] = []  # (representatives left, m, levels)
     for m in range(2, min(ring.nodes, top) + 1):
+        reps = ring.nodes
         for levels in range(1, wrht_max_levels(ring.nodes, m) + 1):
-            yield {"group": m, "levels": levels}
+            reps = cf.ceil_div(reps, m)
+            shapes.append((reps, m, levels))
+    # Fewest representatives first: their all-to-all is the costly stage to build, so a
+    # budget cuts the search where building is slow, not where it is cheap.
+    for _, m, levels in sorted(shapes):
+        yield {"group": m, "levels": levels}
+    yield {"group": min(top, max(2, ring.nodes)), "levels": 0}
 
 
 class WrhtAllGather(Algorithm):

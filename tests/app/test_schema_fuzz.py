@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, Phase, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from app.main import app
-from app.schemas import MAX_COUNT, MAX_NODES, MAX_TIME_LIMIT_S
+from app.schemas import MAX_COUNT, MAX_NODES, MAX_SEARCH_BUDGET_S, MAX_TIME_LIMIT_S
 
 schema = schemathesis.openapi.from_asgi("/openapi.json", app)
 
@@ -55,6 +55,7 @@ def _shrink(body: Any) -> Any:
                 ):
                     _clamp(target, key, top, valid_top)
         _clamp(body, "time_limit_s", 1, MAX_TIME_LIMIT_S, integral=False)
+        _clamp(body, "search_budget_s", 1, MAX_SEARCH_BUDGET_S, integral=False)
     return body
 
 
@@ -78,6 +79,7 @@ def _database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
     mp = pytest.MonkeyPatch()
     mp.setenv("RWAOPT_DATABASE_URL", f"sqlite:///{tmp_path_factory.mktemp('fuzz') / 'f.db'}")
+    mp.setenv("RWAOPT_SHAPE_SEARCH_BUDGET_S", "1")  # each algorithm's best-shape search
     get_settings.cache_clear()
     with TestClient(app):  # runs the lifespan: migrations
         yield
