@@ -14,12 +14,13 @@ exhaustive.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from models.algorithms.base import Algorithm, Params
 from models.errors import AlgorithmRefusedError, LimitExceededError
 from models.ring import Hardware, Ring
+from models.stage import Stage
 from solver.bounds import lp_load_bound
 from solver.plan import (
     AlgorithmPlan,
@@ -63,34 +64,47 @@ class _Candidate:
     params: Params
     steps_bound: int
     time_bounds: list[float] = field(default_factory=list)
-    tier: int = 1  # 1: quick bounds; 2: L*
 
 
-def _load_bounded(
+def _candidate(
     algorithm: Algorithm,
     ring: Ring,
-    candidate: _Candidate,
+    params: Params,
     sizes: Sequence[float],
     hardware: Hardware,
-    cache: dict[bytes, int],
+    slots: list[tuple[int, int]],
 ) -> _Candidate:
+    """A candidate whose stages take at least `slots` (steps, pieces per lightpath)."""
+    pieces = algorithm.data_per_message(ring, params)
+    return _Candidate(
+        params,
+        sum(steps for steps, _ in slots),
+        [plan_time_s(slots, size, pieces, hardware) for size in sizes],
+    )
+
+
+def _stage_slots(
+    algorithm: Algorithm,
+    ring: Ring,
+    params: Params,
+    chi_bound: Callable[[Stage], int],
+    cache: dict[bytes, int],
+) -> list[tuple[int, int]]:
+    """Per stage, (slots its chi bound needs, pieces per lightpath); bounds cached by stage."""
     channels = ring.channels_per_direction
-    per_stage = []
-    for stage in algorithm.stages(ring, candidate.params):
+    out = []
+    for stage in algorithm.stages(ring, params):
         key = stage_key(stage)
         if key not in cache:
-            lp = lp_load_bound(stage) if stage.demand_count <= LP_DEMAND_LIMIT else 0
-            cache[key] = max(lp, quick_bound(stage))
-        per_stage.append((-(-cache[key] // channels), stage.pieces))
-    pieces = algorithm.data_per_message(ring, candidate.params)
-    steps = sum(k for k, _ in per_stage)
-    times = [plan_time_s(per_stage, size, pieces, hardware) for size in sizes]
-    return _Candidate(
-        candidate.params,
-        max(steps, candidate.steps_bound),
-        [max(a, b) for a, b in zip(times, candidate.time_bounds, strict=True)],
-        tier=2,
-    )
+            cache[key] = chi_bound(stage)
+        out.append((-(-cache[key] // channels), stage.pieces))
+    return out
+
+
+def _lp_or_quick(stage: Stage) -> int:
+    """The LP of L* (below LP_DEMAND_LIMIT demands), never below the quick bounds."""
+    lp = lp_load_bound(stage) if stage.demand_count <= LP_DEMAND_LIMIT else 0
+    return max(lp, quick_bound(stage))
 
 
 def _bounded(
@@ -101,23 +115,14 @@ def _bounded(
     hardware: Hardware,
     bounds: dict[bytes, int],
 ) -> _Candidate:
-    channels = ring.channels_per_direction
+    """First tier: quick bounds per stage, or the closed shift bound for TRA rounds."""
     shifts = algorithm.shift_rounds(ring, params)
-    if shifts is not None:
-        per_stage = [(-(-shift_bound(ring.nodes, sh, k) // channels), 1) for sh, k in shifts]
+    if shifts is None:
+        slots = _stage_slots(algorithm, ring, params, quick_bound, bounds)
     else:
-        per_stage = []
-        for stage in algorithm.stages(ring, params):
-            key = stage_key(stage)
-            if key not in bounds:
-                bounds[key] = quick_bound(stage)
-            per_stage.append((-(-bounds[key] // channels), stage.pieces))
-    pieces = algorithm.data_per_message(ring, params)
-    return _Candidate(
-        params,
-        sum(steps for steps, _ in per_stage),
-        [plan_time_s(per_stage, size, pieces, hardware) for size in sizes],
-    )
+        channels = ring.channels_per_direction
+        slots = [(-(-shift_bound(ring.nodes, sh, k) // channels), 1) for sh, k in shifts]
+    return _candidate(algorithm, ring, params, sizes, hardware, slots)
 
 
 def _better(new: AlgorithmPlan, old: AlgorithmPlan, i: int) -> bool:
@@ -168,8 +173,11 @@ def search_best_shape(
         if cut or time.monotonic() - started > budget_s:
             cut = cut or "time budget reached while solving candidates"
             continue
-        if candidate.tier == 1 and algorithm.shift_rounds(ring, candidate.params) is None:
-            candidate = _load_bounded(algorithm, ring, candidate, sizes, hardware, load_bounds)
+        if algorithm.shift_rounds(ring, candidate.params) is None:
+            # Second tier: per stage the LP of L* is at least its quick bound, so these
+            # bounds are at least the first tier's.
+            tight = _stage_slots(algorithm, ring, candidate.params, _lp_or_quick, load_bounds)
+            candidate = _candidate(algorithm, ring, candidate.params, sizes, hardware, tight)
             if _cannot_win(candidate, best):
                 pruned += 1
                 continue
