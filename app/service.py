@@ -26,7 +26,7 @@ from solver.feasibility import PlanOptics, evaluate_plan
 from solver.outcome import Method, RwaResult
 from solver.plan import AlgorithmPlan, ProgressCallback, SolveOptions, StageCache, plan_algorithm
 from solver.shape_search import BestShape, search_best_shape
-from solver.solve import solve_stage
+from solver.solve import check_exact_size, solve_stage
 
 METHODS = ("auto", "exact", "exact-highs", "heuristic")
 PlanProgress = Callable[[str, int, int], None]
@@ -247,6 +247,9 @@ def prepare_plan(
             if mode == ShapeMode.EXPLICIT:
                 raise InvalidInputError(f"{a.name}: an explicit shape needs its parameters")
             choices.append(AlgorithmChoice(a, mode, a.paper_shape(ring)))
+    for choice in choices:  # an exact method too large for a stage: refuse before solving
+        for stage in choice.algorithm.stages(ring, choice.params):
+            check_exact_size(stage, method)
     return PlanSpec(
         collective=collective,
         ring=ring,

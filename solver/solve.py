@@ -25,6 +25,7 @@ from solver.exact_highs import solve_highs
 from solver.formulation import build
 from solver.heuristic import heuristic_assignment
 from solver.outcome import Method, RwaResult, Status
+from solver.quick_bounds import quick_bound
 from solver.validator import validate
 
 EXACT_SIZE_LIMIT = 2_000_000  # exact models beyond this are refused (method=exact)
@@ -84,8 +85,23 @@ def solve_stage(
     )
 
 
+def check_exact_size(stage: Stage, method: Method | str) -> None:
+    """Refuse an exact method before any solving when even the fewest colours the stage can
+    take (its quick bound) make the model too large."""
+    if Method(method) not in (Method.EXACT, Method.EXACT_HIGHS):
+        return
+    least = estimated_size(stage, max(1, quick_bound(stage)))
+    if least > EXACT_SIZE_LIMIT:
+        raise LimitExceededError(
+            f"{stage.label or 'a stage'}: the exact model would have at least {least} nonzeros "
+            f"(limit {EXACT_SIZE_LIMIT}); use --method heuristic or auto for this stage",
+            {"model_size": least, "limit": EXACT_SIZE_LIMIT},
+        )
+
+
 def _solve_rwa(ring: Ring, stage: Stage, method: Method | str, time_limit_s: float) -> RwaResult:
     method = Method(method)
+    check_exact_size(stage, method)
     started = time.monotonic()
     channels = ring.channels_per_direction
     bound = load_bound(stage, time_limit_s=max(0.5, 0.3 * time_limit_s))
