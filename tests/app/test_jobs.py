@@ -94,12 +94,16 @@ def test_rq_worker_solves_a_queued_plan(rq_client: TestClient) -> None:
 
 
 def test_rq_job_failure_is_reported(rq_client: TestClient) -> None:
+    # An oversized exact model is refused at the request (413); a node-limited schedule
+    # beyond the first-fit scheduler's limit is found only while solving, in the worker.
     body = SMALL | {
-        "ring": {"nodes": 300, "wavelengths_per_fiber": 64},
-        "algorithms": ["osm"],
-        "method": "exact",
+        "ring": {"nodes": 12, "wavelengths_per_fiber": 1},
+        "collective": "alltoall",
+        "algorithms": ["tra2"],
+        "max_tx_per_node": 1,
     }
     r = rq_client.post("/api/v1/plans", json=body, params={"wait": "false"})
+    assert r.status_code == 202, r.text
     doc = wait_until_finished(rq_client, r.json()["id"])
     assert doc["status"] == "failed" and doc["result"] is None
     assert doc["error"]["code"] == "limit_exceeded"
