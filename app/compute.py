@@ -18,11 +18,12 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any, Literal, cast
 
+from app.errors import SolverCrashedError, error_body, from_body
 from app.persistence.store import Solution
 from app.plans import execute, spec_from_request
-from app.schemas import PlanRequest, RwaInput
+from app.schemas import ErrorBody, PlanRequest, RwaInput
 from app.service import rwa, rwa_payload
-from models.errors import RwaoptError, SolverCrashedError
+from models.errors import RwaoptError
 from models.ring import Ring
 
 PlanOutcome = tuple[dict[str, Any], list[Solution], float]
@@ -48,15 +49,15 @@ def shutdown() -> None:
         executor.shutdown(wait=True, cancel_futures=True)
 
 
-# In the solver process: the answer, or the RwaoptError as data (code, message, detail).
-Outcome = tuple[Literal["ok"], Any] | tuple[Literal["error"], dict[str, Any]]
+# In the solver process: the answer, or the RwaoptError as its body (same class on return).
+Outcome = tuple[Literal["ok"], Any] | tuple[Literal["error"], ErrorBody]
 
 
 def _plan(request: dict[str, Any]) -> Outcome:
     try:
         return "ok", execute(spec_from_request(PlanRequest.model_validate(request)))
     except RwaoptError as error:
-        return "error", {"code": error.code, "message": error.message, "detail": error.detail}
+        return "error", error_body(error)
 
 
 def _rwa(body: dict[str, Any], method: str, time_limit_s: float) -> Outcome:
@@ -64,14 +65,14 @@ def _rwa(body: dict[str, Any], method: str, time_limit_s: float) -> Outcome:
     try:
         stage, result = rwa(data, method, time_limit_s)
     except RwaoptError as error:
-        return "error", {"code": error.code, "message": error.message, "detail": error.detail}
+        return "error", error_body(error)
     return "ok", rwa_payload(stage, result, Ring(data.nodes, data.fibers, data.wavelengths))
 
 
 def _answer(outcome: Outcome) -> Any:
     kind, value = outcome
     if kind == "error":
-        raise _rebuild(value)
+        raise from_body(value)
     return value
 
 
@@ -113,15 +114,3 @@ def _crash_guard() -> Iterator[None]:
         raise SolverCrashedError(
             "the solver process died (out of memory?); try a smaller ring or the heuristic method"
         ) from None
-
-
-def _rebuild(error: dict[str, Any]) -> RwaoptError:
-    """The same exception class as in the solver process, so the HTTP mapping is unchanged."""
-    from models import errors
-
-    kinds = {
-        cls.code: cls
-        for cls in vars(errors).values()
-        if isinstance(cls, type) and issubclass(cls, errors.RwaoptError)
-    }
-    return kinds.get(error["code"], errors.RwaoptError)(error["message"], error["detail"])

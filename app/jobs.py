@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import logging
 import threading
-import traceback
 from concurrent.futures import CancelledError, ThreadPoolExecutor
 from typing import Any
 
 from app.compute import plan_here, plan_in_pool
+from app.errors import WorkerFailedError, error_body, internal
 from app.persistence.store import PlanStore
 from app.settings import Settings, get_settings
 from models.errors import RwaoptError
@@ -42,18 +42,11 @@ def run_plan_job(
     except CancelledError:  # the API is shutting down: leave it to the next start
         return "interrupted"
     except RwaoptError as error:
-        store.fail(plan_id, {"code": error.code, "message": error.message, "detail": error.detail})
+        store.fail(plan_id, error_body(error))
         return "failed"
     except Exception as error:  # a bug: keep the plan readable and say what happened
         log.exception("plan %s failed", plan_id)
-        store.fail(
-            plan_id,
-            {
-                "code": "internal_error",
-                "message": f"{type(error).__name__}: {error}",
-                "detail": {"traceback": traceback.format_exc(limit=5)},
-            },
-        )
+        store.fail(plan_id, error_body(internal(error)))
         return "failed"
     return "done" if store.finish(plan_id, result, solutions, seconds) else "gone"
 
@@ -109,15 +102,11 @@ def on_job_failure(job: Any, _connection: Any, kind: type, value: BaseException,
     store = PlanStore(database_url)
     row = store.get(plan_id)
     if row is not None and row.status in ("queued", "running"):
-        store.fail(
-            plan_id,
-            {
-                "code": "worker_failed",
-                "message": f"the worker stopped solving this plan ({kind.__name__}: {value}); "
-                "post it again, perhaps with a shorter time limit or a smaller ring",
-                "detail": {},
-            },
+        failure = WorkerFailedError(
+            f"the worker stopped solving this plan ({kind.__name__}: {value}); "
+            "post it again, perhaps with a shorter time limit or a smaller ring"
         )
+        store.fail(plan_id, error_body(failure))
 
 
 def run_worker(settings: Settings | None = None, burst: bool = False) -> None:

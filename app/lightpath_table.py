@@ -13,6 +13,7 @@ import numpy as np
 from app.persistence.codec import decode
 from app.persistence.store import Solution
 from app.plans import ring_of
+from models.ring import DIRECTION_LABELS
 from models.stage import Stage
 from solver.assignment import Assignment
 
@@ -57,7 +58,7 @@ def _format(name: str, index: int, table: dict[str, np.ndarray], fmt: str) -> It
     for start in range(0, total, CHUNK_ROWS):
         part = slice(start, start + CHUNK_ROWS)
         cols = [table[k][part].tolist() for k in COLUMNS[2:]]
-        cols[2] = ["cw" if o == 0 else "ccw" for o in cols[2]]
+        cols[2] = [DIRECTION_LABELS[o] for o in cols[2]]
         if fmt == "csv":
             prefix = f"{name},{index},"
             yield "".join(

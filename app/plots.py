@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from app.errors import NotFoundError
 from app.persistence.codec import decode
 from app.persistence.store import Solution
 from app.plans import ring_of
-from models.errors import NotFoundError
 
 KINDS = ("channel-usage", "time-vs-message")
 

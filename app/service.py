@@ -20,8 +20,8 @@ from models.algorithms.catalog import algorithms, get_algorithm, parse_collectiv
 from models.errors import AlgorithmRefusedError, InvalidInputError, UnknownAlgorithmError
 from models.optics import OpticalParameters
 from models.optics import max_hops as max_hops_for
-from models.ring import Hardware, Ring
-from models.stage import ALLOWED_NAMES, Stage
+from models.ring import ALLOWED_NAMES, Hardware, Ring
+from models.stage import Stage
 from solver.feasibility import PlanOptics, evaluate_plan
 from solver.outcome import Method, RwaResult
 from solver.plan import AlgorithmPlan, ProgressCallback, SolveOptions, StageCache, plan_algorithm
@@ -50,7 +50,7 @@ def stage_from_input(data: RwaInput) -> tuple[Ring, Stage]:
     s = [int(r[0]) for r in rows]
     d = [int(r[1]) for r in rows]
     k = [int(r[2]) for r in rows]
-    allowed = [ALLOWED_NAMES[str(r[3])] if len(r) == 4 else 0 for r in rows]
+    allowed = [ALLOWED_NAMES[str(r[3] if len(r) == 4 else "any")] for r in rows]
     return ring, Stage.from_demands(ring.nodes, s, d, k, allowed)
 
 

@@ -62,8 +62,10 @@ def part1() -> None:
         slow_s, _, slow = measure(lambda: brute_neighbours(ring.nodes, table))  # noqa: B023
         assert (fast[0].tolist(), fast[1].tolist()) == slow
         rows = len(table["source"])
-        print(f"| {name} N={n} w={w} | {rows} | {fast_s:.4f} | {peak:.1f} | {slow_s:.2f} "
-              f"| {slow_s / fast_s:.0f}x |")
+        print(
+            f"| {name} N={n} w={w} | {rows} | {fast_s:.4f} | {peak:.1f} | {slow_s:.2f} "
+            f"| {slow_s / fast_s:.0f}x |"
+        )
     for name, n, w in (("osm", 1024, 64), ("optree", 1024, 64), ("optree", 4096, 64)):
         ring, table = table_of(name, n, w)
         fast_s, peak, _ = measure(lambda: neighbours(ring, table))  # noqa: B023
@@ -91,12 +93,15 @@ def part2() -> None:
     base_s, base_peak, _ = measure(baseline)
     print("| writer | rows | s | rows/s | peak MiB | vs csv.writer |")
     print("|---|---:|---:|---:|---:|---:|")
-    print(f"| csv.writer (baseline) | {rows} | {base_s:.2f} | {rows / base_s:,.0f} "
-          f"| {base_peak:.0f} | 1.00 |")
+    print(
+        f"| csv.writer (baseline) | {rows} | {base_s:.2f} | {rows / base_s:,.0f} "
+        f"| {base_peak:.0f} | 1.00 |"
+    )
     for fmt in ("csv", "ndjson"):
         s, peak, _ = measure(lambda: stream(fmt))  # noqa: B023
-        print(f"| {fmt} chunks | {rows} | {s:.2f} | {rows / s:,.0f} | {peak:.0f} "
-              f"| {base_s / s:.2f} |")
+        print(
+            f"| {fmt} chunks | {rows} | {s:.2f} | {rows / s:,.0f} | {peak:.0f} | {base_s / s:.2f} |"
+        )
 
 
 if __name__ == "__main__":

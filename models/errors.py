@@ -1,4 +1,8 @@
-"""The exception tree shared by every layer. `app` maps it to HTTP / CLI errors in one place."""
+"""The exception tree of `models` and `solver`. Every error rwaopt raises on purpose is a
+`RwaoptError`: the caller's (`InvalidInputError` and its kinds) or rwaopt's own
+(`InternalError`: a schedule or an assignment that breaks a rule, which only a bug can cause).
+The service's own errors (not found, not ready, unavailable) extend the tree in
+`app.errors`, which maps every class to an HTTP status and a CLI exit code in one place."""
 
 
 class RwaoptError(Exception):
@@ -38,32 +42,25 @@ class LimitExceededError(InvalidInputError):
     code = "limit_exceeded"
 
 
-class DataFlowError(RwaoptError):
-    """An algorithm's schedule does not deliver the collective (a bug, never user input)."""
+class InternalError(RwaoptError):
+    """rwaopt broke one of its own rules (a bug, never the caller's input)."""
+
+    code = "internal_error"
+
+
+class DataFlowError(InternalError):
+    """An algorithm's schedule does not deliver the collective."""
 
     code = "dataflow_error"
 
 
-class NotFoundError(RwaoptError):
-    """A resource the caller named (e.g. a plan id) does not exist."""
+class InvalidAssignmentError(InternalError):
+    """An assignment is not a valid RWA of its stage; the message says the first problem."""
 
-    code = "not_found"
-
-
-class NotReadyError(RwaoptError):
-    """The resource exists but is not finished yet (e.g. a queued plan has no lightpaths)."""
-
-    code = "not_ready"
+    code = "invalid_assignment"
 
 
-class UnavailableError(RwaoptError):
-    """A part the service needs (a solver process, the job queue) is not working right now;
-    not the caller's fault, retrying may work."""
+class NodeLimitError(InternalError):
+    """A slot of a node-limited schedule exceeds a node's transmit or receive limit."""
 
-    code = "unavailable"
-
-
-class SolverCrashedError(UnavailableError):
-    """A solver process died (retrying with less may work)."""
-
-    code = "solver_crashed"
+    code = "node_limit_violated"

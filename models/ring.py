@@ -7,12 +7,26 @@ goes i+1 -> i. A channel is a (fibre, wavelength) pair; there are F*w channels p
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 
 from models.errors import InvalidInputError
 
-CW = 0
-CCW = 1
-DIRECTION_NAMES = ("cw", "ccw")
+
+class Direction(IntEnum):
+    """A lightpath's direction: the one encoding of every layer (assignment arrays, stored
+    solutions, a demand's `allowed` when it is restricted to one direction)."""
+
+    CW = 0
+    CCW = 1
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+ANY_DIRECTION = 2  # a demand's `allowed` when either direction will do
+ALLOWED_NAMES = {"cw": Direction.CW, "ccw": Direction.CCW, "any": ANY_DIRECTION}
+DIRECTION_LABELS = tuple(d.label for d in Direction)  # indexable by a direction array value
 
 
 @dataclass(frozen=True)
@@ -44,7 +58,7 @@ class Ring:
 
     def arc_length(self, source: int, destination: int, direction: int) -> int:
         """Number of links of the arc from source to destination in `direction`."""
-        if direction == CW:
+        if direction == Direction.CW:
             return (destination - source) % self.nodes
         return (source - destination) % self.nodes
 

@@ -14,13 +14,9 @@ import numpy as np
 import numpy.typing as npt
 
 from models.errors import AlgorithmRefusedError, InvalidInputError
+from models.ring import ANY_DIRECTION, Direction
 
 IntArray = npt.NDArray[np.int64]
-
-ANY = 0
-CW_ONLY = 1
-CCW_ONLY = 2
-ALLOWED_NAMES = {"any": ANY, "cw": CW_ONLY, "ccw": CCW_ONLY}
 
 
 def _frozen(values: npt.ArrayLike) -> IntArray:
@@ -32,7 +28,7 @@ def _frozen(values: npt.ArrayLike) -> IntArray:
 @dataclass(frozen=True, eq=False)
 class Stage:
     """Aggregated demands of one stage: `counts[i]` unit lightpaths from `sources[i]` to
-    `destinations[i]`; `allowed[i]` restricts the direction (ANY, CW_ONLY, CCW_ONLY).
+    `destinations[i]`; `allowed[i]` is the one `Direction` it may take, or ANY_DIRECTION.
 
     Pairs are unique and sorted by (source, destination)."""
 
@@ -58,7 +54,11 @@ class Stage:
         s = np.asarray(sources, dtype=np.int64).reshape(-1)
         d = np.asarray(destinations, dtype=np.int64).reshape(-1)
         k = np.ones_like(s) if counts is None else np.asarray(counts, dtype=np.int64).reshape(-1)
-        a = np.zeros_like(s) if allowed is None else np.asarray(allowed, dtype=np.int64).reshape(-1)
+        a = (
+            np.full_like(s, ANY_DIRECTION)
+            if allowed is None
+            else np.asarray(allowed, dtype=np.int64).reshape(-1)
+        )
         if not (len(s) == len(d) == len(k) == len(a)):
             raise InvalidInputError("sources, destinations, counts and directions differ in length")
         for name, arr in (("source", s), ("destination", d)):
@@ -195,13 +195,15 @@ def within_hops(stage: Stage, max_hops: int) -> Stage:
     n = stage.nodes
     s, d, a = stage.sources, stage.destinations, stage.allowed
     cw_len, ccw_len = (d - s) % n, (s - d) % n
-    cw_ok = (cw_len <= max_hops) & (a != CCW_ONLY)
-    ccw_ok = (ccw_len <= max_hops) & (a != CW_ONLY)
+    cw_ok = (cw_len <= max_hops) & (a != Direction.CCW)
+    ccw_ok = (ccw_len <= max_hops) & (a != Direction.CW)
     stuck = np.flatnonzero(~(cw_ok | ccw_ok))
     if len(stuck):
         i = int(stuck[0])
         shortest = int(
-            min(cw_len[i] if a[i] != CCW_ONLY else n, ccw_len[i] if a[i] != CW_ONLY else n)
+            min(
+                cw_len[i] if a[i] != Direction.CCW else n, ccw_len[i] if a[i] != Direction.CW else n
+            )
         )
         raise AlgorithmRefusedError(
             f"{stage.label or 'a stage'}: the lightpath {int(s[i])} -> {int(d[i])} needs "
@@ -209,5 +211,5 @@ def within_hops(stage: Stage, max_hops: int) -> Stage:
             "laser power) or choose another algorithm",
             {"source": int(s[i]), "destination": int(d[i]), "hops": shortest, "max_hops": max_hops},
         )
-    allowed = np.where(cw_ok & ccw_ok, ANY, np.where(cw_ok, CW_ONLY, CCW_ONLY))
+    allowed = np.where(cw_ok & ccw_ok, ANY_DIRECTION, np.where(cw_ok, Direction.CW, Direction.CCW))
     return Stage.from_demands(n, s, d, stage.counts, allowed, stage.label, stage.pieces)

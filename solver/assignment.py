@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from models.ring import Ring
+from models.ring import Direction, Ring
 from models.stage import Stage
 
 IntArray = npt.NDArray[np.int64]
@@ -22,7 +22,7 @@ IntArray = npt.NDArray[np.int64]
 @dataclass(frozen=True, eq=False)
 class Assignment:
     demand: IntArray
-    direction: IntArray  # 0 = CW, 1 = CCW
+    direction: IntArray  # models.ring.Direction values
     first_colour: IntArray
     count: IntArray
 
@@ -67,7 +67,7 @@ class Assignment:
         demand, direction, colour = self.expand()
         s, d = stage.sources[demand], stage.destinations[demand]
         w, channels = ring.wavelengths_per_fiber, ring.channels_per_direction
-        hops = np.where(direction == 0, (d - s) % ring.nodes, (s - d) % ring.nodes)
+        hops = np.where(direction == Direction.CW, (d - s) % ring.nodes, (s - d) % ring.nodes)
         return {
             "source": s,
             "destination": d,
@@ -88,7 +88,7 @@ class Assignment:
         for direction in (0, 1):
             pick = self.direction == direction
             # CW s -> d covers links s .. d-1; CCW s -> d covers links d .. s-1 (mod N).
-            lo, hi = (s[pick], d[pick]) if direction == 0 else (d[pick], s[pick])
+            lo, hi = (s[pick], d[pick]) if direction == Direction.CW else (d[pick], s[pick])
             k = self.count[pick]
             np.add.at(loads[direction], lo, k)
             np.add.at(loads[direction], hi, -k)

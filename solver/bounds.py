@@ -27,7 +27,8 @@ import highspy
 import numpy as np
 import numpy.typing as npt
 
-from models.stage import CCW_ONLY, CW_ONLY, Stage
+from models.ring import Direction
+from models.stage import Stage
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -84,8 +85,8 @@ def independence_caps(stage: Stage) -> tuple[int, int]:
     n = stage.nodes
     caps = []
     for lengths, forbidden in (
-        ((stage.destinations - stage.sources) % n, CCW_ONLY),
-        ((stage.sources - stage.destinations) % n, CW_ONLY),
+        ((stage.destinations - stage.sources) % n, Direction.CCW),
+        ((stage.sources - stage.destinations) % n, Direction.CW),
     ):
         usable = np.sort(lengths[stage.allowed != forbidden])
         caps.append(max(1, int(np.searchsorted(np.cumsum(usable), n, side="right"))))
@@ -172,8 +173,8 @@ def _periodic_model(
     lower = np.zeros(nr + 1)
     upper = np.append(k.astype(np.float64), np.inf)
     allowed = stage.allowed[reps]
-    lower[:nr][allowed == CW_ONLY] = k[allowed == CW_ONLY]
-    upper[:nr][allowed == CCW_ONLY] = 0
+    lower[:nr][allowed == Direction.CW] = k[allowed == Direction.CW]
+    upper[:nr][allowed == Direction.CCW] = 0
     cost = np.zeros(nr + 1)
     cost[nr] = 1.0
     h.addVars(nr + 1, lower, upper)
@@ -236,8 +237,8 @@ def _prefix_model(stage: Stage, integer: bool, load_cap: int | None) -> highspy.
     lower = np.zeros(ncol)
     upper = np.full(ncol, np.inf)
     upper[:nd] = k
-    lower[:nd][stage.allowed == CW_ONLY] = k[stage.allowed == CW_ONLY]
-    upper[:nd][stage.allowed == CCW_ONLY] = 0
+    lower[:nd][stage.allowed == Direction.CW] = k[stage.allowed == Direction.CW]
+    upper[:nd][stage.allowed == Direction.CCW] = 0
     if load_cap is not None:
         upper[L] = load_cap
     cost = np.zeros(ncol)
@@ -326,7 +327,9 @@ def _shortest_routing(stage: Stage) -> Routing:
     n = stage.nodes
     cw_len = (stage.destinations - stage.sources) % n
     x = np.where(cw_len <= n - cw_len, stage.counts, 0)
-    x = np.where(stage.allowed == CW_ONLY, stage.counts, np.where(stage.allowed == CCW_ONLY, 0, x))
+    x = np.where(
+        stage.allowed == Direction.CW, stage.counts, np.where(stage.allowed == Direction.CCW, 0, x)
+    )
     return _routing_from(stage, x.astype(np.float64))
 
 

@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from models import optics
 from models.optics import OpticalParameters
-from models.ring import DIRECTION_NAMES, Ring
+from models.ring import DIRECTION_LABELS, Ring
 from models.stage import Stage
 from solver.assignment import Assignment
 from solver.plan import AlgorithmPlan
@@ -171,7 +171,7 @@ def evaluate_stage(
         stage=index,
         source=int(table["source"][i]),
         destination=int(table["destination"][i]),
-        direction=DIRECTION_NAMES[int(table["direction"][i])],
+        direction=DIRECTION_LABELS[int(table["direction"][i])],
         slot=int(table["slot"][i]),
         fiber=int(table["fiber"][i]),
         wavelength=int(table["wavelength"][i]),
@@ -225,4 +225,3 @@ def evaluate_plan(plan: AlgorithmPlan, params: OpticalParameters) -> PlanOptics:
         budget_max_hops=budget,
         budget_limited_by=limited_by,
     )
-

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.stage import CCW_ONLY, CW_ONLY, Stage
+from models.ring import Direction
+from models.stage import Stage
 from solver.assignment import Assignment
 
 
@@ -39,20 +40,20 @@ def build(stage: Stage, colours: int, lower_bound: int) -> Formulation:
     lo_list, len_list, dir_list = [], [], []
     for i in range(stage.demand_count):
         s, d, allowed = int(stage.sources[i]), int(stage.destinations[i]), int(stage.allowed[i])
-        if allowed != CCW_ONLY:
-            arcs.append((i, 0))
+        if allowed != Direction.CCW:
+            arcs.append((i, Direction.CW))
             lo_list.append(s)
             len_list.append((d - s) % n)
-            dir_list.append(0)
-        if allowed != CW_ONLY:
-            arcs.append((i, 1))
+            dir_list.append(Direction.CW)
+        if allowed != Direction.CW:
+            arcs.append((i, Direction.CCW))
             lo_list.append(d)
             len_list.append((s - d) % n)
-            dir_list.append(1)
+            dir_list.append(Direction.CCW)
     lo, length, direction = np.array(lo_list), np.array(len_list), np.array(dir_list)
     cliques: list[list[int]] = []
     seen: set[tuple[int, ...]] = set()
-    for o in (0, 1):
+    for o in Direction:
         mine = np.flatnonzero(direction == o)
         for e in np.unique(lo[mine]):
             over = mine[((e - lo[mine]) % n) < length[mine]]

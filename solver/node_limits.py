@@ -17,12 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from models.errors import NodeLimitError
 from models.stage import Stage
 from solver.assignment import Assignment
-
-
-class NodeLimitError(Exception):
-    """A slot exceeds a node's transmit or receive limit."""
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from dataclasses import replace
 import numpy as np
 
 from models.errors import LimitExceededError
-from models.ring import Ring
-from models.stage import CCW_ONLY, CW_ONLY, Stage
+from models.ring import Direction, Ring
+from models.stage import Stage
 from solver import node_limits
 from solver.bounds import load_bound
 from solver.exact_cpsat import ExactOutcome, solve_cpsat
@@ -38,8 +38,8 @@ def estimated_size(stage: Stage, colours: int) -> int:
     its links (the clique rows it can appear in) plus one, times the colours."""
     n = stage.nodes
     cw = (stage.destinations - stage.sources) % n
-    size = np.where(stage.allowed != CCW_ONLY, cw + 1, 0) + np.where(
-        stage.allowed != CW_ONLY, n - cw + 1, 0
+    size = np.where(stage.allowed != Direction.CCW, cw + 1, 0) + np.where(
+        stage.allowed != Direction.CW, n - cw + 1, 0
     )
     return int(size.sum()) * colours + colours
 

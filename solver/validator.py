@@ -15,12 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.stage import CCW_ONLY, CW_ONLY, Stage
+from models.errors import InvalidAssignmentError
+from models.ring import Direction
+from models.stage import Stage
 from solver.assignment import Assignment
-
-
-class InvalidAssignmentError(Exception):
-    """The assignment is not a valid RWA of the stage; the message says the first problem."""
 
 
 @dataclass(frozen=True)
@@ -38,12 +36,12 @@ def validate(stage: Stage, assignment: Assignment) -> ValidationReport:
         if a.first_colour.min() < 0:
             raise InvalidAssignmentError("a run uses a negative colour")
         if not np.isin(a.direction, (0, 1)).all():
-            raise InvalidAssignmentError("direction must be 0 (CW) or 1 (CCW)")
+            raise InvalidAssignmentError("direction must be Direction.CW (0) or Direction.CCW (1)")
         if (a.count < 1).any():
             raise InvalidAssignmentError("a run has count < 1")
         allowed = stage.allowed[a.demand]
-        bad = ((allowed == CW_ONLY) & (a.direction == 1)) | (
-            (allowed == CCW_ONLY) & (a.direction == 0)
+        bad = ((allowed == Direction.CW) & (a.direction == Direction.CCW)) | (
+            (allowed == Direction.CCW) & (a.direction == Direction.CW)
         )
         if bad.any():
             i = int(a.demand[np.flatnonzero(bad)[0]])
@@ -61,8 +59,8 @@ def validate(stage: Stage, assignment: Assignment) -> ValidationReport:
 
     demand, direction, colour = a.expand()
     s, d = stage.sources[demand], stage.destinations[demand]
-    start = np.where(direction == 0, s, d)
-    length = np.where(direction == 0, (d - s) % n, (s - d) % n)
+    start = np.where(direction == Direction.CW, s, d)
+    length = np.where(direction == Direction.CW, (d - s) % n, (s - d) % n)
     end = start + length  # exclusive, may exceed n: wraps
     wraps = end > n
     # Pieces on the line 0..n: [start, min(end, n)) and, for wrapping arcs, [0, end - n).
@@ -81,6 +79,6 @@ def validate(stage: Stage, assignment: Assignment) -> ValidationReport:
         first, second = piece_id[order][k], piece_id[order][k + 1]
         raise InvalidAssignmentError(
             f"conflict: lightpaths {s[first]}->{d[first]} and {s[second]}->{d[second]} share "
-            f"a {'CW' if piece_dir[order][k] == 0 else 'CCW'} link on colour {piece_col[order][k]}"
+            f"a {Direction(int(piece_dir[order][k])).name} link on colour {piece_col[order][k]}"
         )
     return ValidationReport(len(demand), a.colours_used())

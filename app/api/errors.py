@@ -1,4 +1,5 @@
-"""The one place where rwaopt's exception tree becomes HTTP responses: {code, message, detail}."""
+"""HTTP handlers: every error, expected or not, answers {code, message, detail}; the status
+comes from `app.errors` by class."""
 
 from __future__ import annotations
 
@@ -10,26 +11,9 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.errors import error_body, http_status, internal
 from app.schemas import ErrorBody
-from models.errors import (
-    AlgorithmRefusedError,
-    LimitExceededError,
-    NotFoundError,
-    NotReadyError,
-    RwaoptError,
-    UnavailableError,
-    UnknownAlgorithmError,
-)
-
-STATUS: dict[type[RwaoptError], int] = {
-    NotFoundError: 404,
-    NotReadyError: 409,
-    UnavailableError: 503,
-    UnknownAlgorithmError: 404,
-    AlgorithmRefusedError: 422,
-    LimitExceededError: 413,
-}
-
+from models.errors import RwaoptError
 
 DESCRIPTIONS = {
     400: "invalid input: the message says what to change",
@@ -48,20 +32,19 @@ def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {code: {"model": ErrorBody, "description": DESCRIPTIONS[code]} for code in codes}
 
 
-def _status(error: RwaoptError) -> int:
-    for kind, status in STATUS.items():
-        if isinstance(error, kind):
-            return status
-    return 400 if error.code != "dataflow_error" else 500
+def answer(error: RwaoptError) -> JSONResponse:
+    return JSONResponse(error_body(error).model_dump(mode="json"), status_code=http_status(error))
 
 
 def install(app: FastAPI) -> None:
     @app.exception_handler(RwaoptError)
     async def rwaopt_error(_: Request, error: RwaoptError) -> JSONResponse:
-        return JSONResponse(
-            {"code": error.code, "message": error.message, "detail": error.detail},
-            status_code=_status(error),
-        )
+        return answer(error)
+
+    @app.exception_handler(Exception)
+    async def unexpected(_: Request, error: Exception) -> JSONResponse:
+        """A bug: still the error format (500), with the exception named."""
+        return answer(internal(error))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
@@ -81,25 +64,20 @@ def install(app: FastAPI) -> None:
         message = str(error.detail)
         if error.status_code == 404 and message == "Not Found":
             message = f"no resource at {request.url.path}; the API is under /api/v1 (see /docs)"
-        return JSONResponse(
-            {"code": f"http_{error.status_code}", "message": message, "detail": {}},
-            status_code=error.status_code,
-            headers=headers,
-        )
+        body = ErrorBody(code=f"http_{error.status_code}", message=message)
+        return JSONResponse(body.model_dump(), status_code=error.status_code, headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_: Request, error: RequestValidationError) -> JSONResponse:
         first = error.errors()[0] if error.errors() else {"loc": (), "msg": "invalid request"}
         where = ".".join(str(x) for x in first["loc"] if x != "body") or "body"
-        return JSONResponse(
-            {
-                "code": "invalid_input",
-                "message": f"{where}: {first['msg']}",
-                "detail": {
-                    "errors": [
-                        {"loc": [str(x) for x in e["loc"]], "msg": e["msg"]} for e in error.errors()
-                    ]
-                },
+        body = ErrorBody(
+            code="invalid_input",
+            message=f"{where}: {first['msg']}",
+            detail={
+                "errors": [
+                    {"loc": [str(x) for x in e["loc"]], "msg": e["msg"]} for e in error.errors()
+                ]
             },
-            status_code=422,
         )
+        return JSONResponse(body.model_dump(), status_code=422)

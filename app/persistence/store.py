@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.persistence.database import migrate, session_factory
 from app.persistence.tables import PlanRow, SolutionRow
+from app.schemas import ErrorBody
 
 
 @dataclass(frozen=True)
@@ -90,15 +91,14 @@ class PlanStore:
                 )
             )
             if ids:
-                session.execute(
-                    update(PlanRow).where(PlanRow.id.in_(ids)).values(status="queued")
-                )
+                session.execute(update(PlanRow).where(PlanRow.id.in_(ids)).values(status="queued"))
         return ids
 
-    def fail(self, plan_id: str, error: dict[str, Any]) -> None:
+    def fail(self, plan_id: str, error: ErrorBody) -> None:
+        body = error.model_dump(mode="json")
         with self._sessions.begin() as session:
             session.execute(
-                update(PlanRow).where(PlanRow.id == plan_id).values(status="failed", error=error)
+                update(PlanRow).where(PlanRow.id == plan_id).values(status="failed", error=body)
             )
 
     def get(self, plan_id: str) -> PlanRow | None:

@@ -30,8 +30,9 @@ def _admin_dsn(url: str) -> str:
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-                 ) -> Iterator[str]:
+def database_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path_factory.mktemp('db') / 'rwaopt.db'}"
         return

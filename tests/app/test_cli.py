@@ -151,8 +151,9 @@ GOLDEN_ARGS = (
 )  # fmt: skip
 
 
-@pytest.mark.parametrize(("flag", "golden"), [((), "plan_allreduce_n4.txt"),
-                                               (("--csv",), "plan_allreduce_n4.csv")])
+@pytest.mark.parametrize(
+    ("flag", "golden"), [((), "plan_allreduce_n4.txt"), (("--csv",), "plan_allreduce_n4.csv")]
+)
 def test_plan_golden(flag: tuple[str, ...], golden: str) -> None:
     """The golden files were checked by hand against OpTree eq. (3), slot = d/B + a:
     ring all-reduce N=4 moves 2 (N-1) = 6 chunks of m/4; at m = 4096 B a slot is
@@ -229,8 +230,10 @@ PLAN8 = ("plan", "--collective", "allgather", "--nodes", "8", "--wavelengths", "
         (("--optics", "laser_power_dbm"), "write key=value"),
         (("--max-hops", "x"), "give a number of hops or 'loss_budget'"),
         (("--algorithm", "osm", "--max-hops", "2"), "more than the limit of 2"),
-        (("--max-hops", "loss_budget", "--optics", "snr_scale=db"),  # eq. (9) as printed
-         "not even a one-hop lightpath"),
+        (
+            ("--max-hops", "loss_budget", "--optics", "snr_scale=db"),  # eq. (9) as printed
+            "not even a one-hop lightpath",
+        ),
         (("--json", "--csv"), "choose one of --json and --csv"),
     ],
 )

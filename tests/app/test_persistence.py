@@ -31,9 +31,9 @@ def test_solution_round_trip() -> None:
     back_stage, back = decode(encode(stage, result.assignment))
     for name in ("sources", "destinations", "counts", "allowed"):
         assert np.array_equal(getattr(back_stage, name), getattr(stage, name))
-    assert back.lightpaths(ring, back_stage).keys() == result.assignment.lightpaths(
-        ring, stage
-    ).keys()
+    assert (
+        back.lightpaths(ring, back_stage).keys() == result.assignment.lightpaths(ring, stage).keys()
+    )
     for key, column in result.assignment.lightpaths(ring, stage).items():
         assert np.array_equal(back.lightpaths(ring, back_stage)[key], column)
 
@@ -48,3 +48,29 @@ def test_finish_after_delete_writes_nothing(database_url: str) -> None:
     assert not store.finish(row.id, {"x": 1}, [Solution("ring", 0, b"1")], 1.0)
     assert store.get(row.id) is None
     assert list(store.solutions(row.id)) == []
+
+
+def test_format_1_archives_decode_to_the_direction_encoding() -> None:
+    """Solutions stored before the one direction encoding (0 any, 1 cw, 2 ccw) still read."""
+    import io
+
+    import numpy as np
+
+    from app.persistence.codec import decode
+    from models.ring import ANY_DIRECTION, Direction
+
+    buffer = io.BytesIO()
+    np.savez_compressed(
+        buffer,
+        nodes=np.int64(5),
+        stage_sources=np.array([0, 1, 2]),
+        stage_destinations=np.array([2, 3, 4]),
+        stage_counts=np.array([1, 1, 1]),
+        stage_allowed=np.array([0, 1, 2]),
+        run_demand=np.array([0, 1, 2]),
+        run_direction=np.array([0, 0, 1]),
+        run_first_colour=np.array([0, 0, 0]),
+        run_count=np.array([1, 1, 1]),
+    )
+    stage, _ = decode(buffer.getvalue())
+    assert stage.allowed.tolist() == [ANY_DIRECTION, Direction.CW, Direction.CCW]

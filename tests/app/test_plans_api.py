@@ -194,8 +194,9 @@ BAD = [
 
 
 @pytest.mark.parametrize(("change", "status", "text"), BAD)
-def test_bad_plan_requests(client: TestClient, change: dict[str, Any], status: int,
-                           text: str) -> None:
+def test_bad_plan_requests(
+    client: TestClient, change: dict[str, Any], status: int, text: str
+) -> None:
     before = client.get("/api/v1/plans").json()["total"]
     r = client.post("/api/v1/plans", json=SMALL | change)
     assert r.status_code == status, r.text
@@ -222,8 +223,9 @@ def test_method_beyond_its_size_limit_is_413(client: TestClient) -> None:
 
 
 def test_malformed_json(client: TestClient) -> None:
-    r = client.post("/api/v1/plans", content=b'{"ring": ', headers={"content-type":
-                                                                     "application/json"})
+    r = client.post(
+        "/api/v1/plans", content=b'{"ring": ', headers={"content-type": "application/json"}
+    )
     assert r.status_code == 422 and r.json()["code"] == "invalid_input"
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import itertools
 
-from models.stage import CCW_ONLY, CW_ONLY, Stage
+from models.ring import Direction
+from models.stage import Stage
 
 
 def links(n: int, s: int, d: int, direction: int) -> set[int]:
@@ -19,8 +20,8 @@ def brute_min_max_load(stage: Stage) -> int:
     best = None
     ranges = []
     for k, allowed in zip(stage.counts.tolist(), stage.allowed.tolist(), strict=True):
-        lo = k if allowed == CW_ONLY else 0
-        hi = 0 if allowed == CCW_ONLY else k
+        lo = k if allowed == Direction.CW else 0
+        hi = 0 if allowed == Direction.CCW else k
         ranges.append(range(lo, hi + 1))
     for split in itertools.product(*ranges):
         load = [[0] * n, [0] * n]
@@ -48,7 +49,7 @@ def brute_chi(stage: Stage, limit: int = 8) -> int:
             used: set[tuple[int, int, int]] = set()
             for unit, (o, c) in zip(units, choice, strict=True):
                 allowed = int(stage.allowed[unit])
-                if (allowed == CW_ONLY and o == 1) or (allowed == CCW_ONLY and o == 0):
+                if (allowed == Direction.CW and o == 1) or (allowed == Direction.CCW and o == 0):
                     return False
                 for e in links(n, int(stage.sources[unit]), int(stage.destinations[unit]), o):
                     if (o, e, c) in used:

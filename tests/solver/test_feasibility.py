@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from models.algorithms.catalog import CATALOG
 from models.errors import AlgorithmRefusedError
 from models.optics import OpticalParameters, min_laser_power_dbm
-from models.ring import Ring
+from models.ring import ANY_DIRECTION, Direction, Ring
 from models.stage import Stage, within_hops
 from solver.feasibility import evaluate_plan, neighbours
 from solver.plan import SolveOptions, plan_algorithm
@@ -157,12 +157,22 @@ def test_loss_budget_routing_constraint() -> None:
 
 
 def test_within_hops_directions() -> None:
-    stage = Stage.from_demands(6, [0, 0, 0, 1], [1, 2, 5, 4], [1, 1, 1, 2], [0, 1, 0, 0])
-    short = within_hops(Stage.from_demands(6, [0, 0, 0], [1, 2, 5], [1, 1, 1], [0, 1, 0]), 2)
+    anyway, cw, ccw = ANY_DIRECTION, Direction.CW, Direction.CCW
+    stage = Stage.from_demands(
+        6, [0, 0, 0, 1], [1, 2, 5, 4], [1, 1, 1, 2], [anyway, cw, anyway, anyway]
+    )
+    short = within_hops(
+        Stage.from_demands(6, [0, 0, 0], [1, 2, 5], [1, 1, 1], [anyway, cw, anyway]), 2
+    )
     by_pair = {(int(s), int(d)): int(a) for s, d, a in
                zip(short.sources, short.destinations, short.allowed, strict=True)}  # fmt: skip
     # 0->1 and 0->2 (already cw-only) go clockwise, 0->5 counter-clockwise.
-    assert by_pair[(0, 1)] == 1 and by_pair[(0, 2)] == 1 and by_pair[(0, 5)] == 2
-    assert within_hops(stage, 5).allowed.tolist() == [0, 1, 0, 0]
+    assert by_pair[(0, 1)] == cw and by_pair[(0, 2)] == cw and by_pair[(0, 5)] == ccw
+    assert within_hops(stage, 5).allowed.tolist() == [
+        ANY_DIRECTION,
+        Direction.CW,
+        ANY_DIRECTION,
+        ANY_DIRECTION,
+    ]
     with pytest.raises(AlgorithmRefusedError, match="1 -> 4 needs 3 hops"):
         within_hops(Stage.from_demands(6, [1], [4]), 2)

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from models.ring import Ring
-from models.stage import CCW_ONLY, CW_ONLY, Stage
+from models.ring import ANY_DIRECTION, Direction, Ring
+from models.stage import Stage
 from solver.bounds import load_bound
 from solver.exact_cpsat import solve_cpsat
 from solver.exact_highs import solve_highs
@@ -30,7 +30,7 @@ def segment_all_to_all(m: int) -> Stage:
     s, d = np.divmod(np.arange(m * m), m)
     keep = s != d
     s, d = s[keep], d[keep]
-    allowed = np.where(s < d, CW_ONLY, CCW_ONLY)
+    allowed = np.where(s < d, Direction.CW, Direction.CCW)
     return Stage.from_demands(m + 1, s, d, None, allowed)
 
 
@@ -99,7 +99,11 @@ def small_stages(draw: st.DrawFn) -> Stage:
     d = [(x + draw(st.integers(1, n - 1))) % n for x in s]
     k = draw(st.lists(st.integers(1, 2), min_size=count, max_size=count))
     allowed = draw(
-        st.lists(st.sampled_from([0, 0, CW_ONLY, CCW_ONLY]), min_size=count, max_size=count)
+        st.lists(
+            st.sampled_from([ANY_DIRECTION, ANY_DIRECTION, Direction.CW, Direction.CCW]),
+            min_size=count,
+            max_size=count,
+        )
     )
     return Stage.from_demands(n, s, d, k, allowed)
 

@@ -2,9 +2,11 @@
 
 import pytest
 
-from models.stage import CW_ONLY, Stage
+from models.errors import InvalidAssignmentError
+from models.ring import Direction
+from models.stage import Stage
 from solver.assignment import Assignment
-from solver.validator import InvalidAssignmentError, validate
+from solver.validator import validate
 
 
 def stage() -> Stage:
@@ -52,6 +54,6 @@ def test_rejects_missing_and_extra_units() -> None:
 
 
 def test_rejects_forbidden_direction() -> None:
-    s = Stage.from_demands(4, [0], [2], [1], [CW_ONLY])
+    s = Stage.from_demands(4, [0], [2], [1], [Direction.CW])
     with pytest.raises(InvalidAssignmentError, match="direction"):
         validate(s, Assignment.from_runs([0], [1], [0], [1]))

@@ -13,6 +13,7 @@ from app.api.deps import get_store
 from app.api.errors import responses
 from app.api.params import QueryInt
 from app.compute import plan_async
+from app.errors import NotFoundError, NotReadyError, UnavailableError, error_body
 from app.jobs import submit
 from app.lightpath_table import rows
 from app.persistence.store import PlanStore
@@ -21,7 +22,6 @@ from app.plans import spec_from_request
 from app.plots import KINDS, channel_usage_figure, render, time_figure
 from app.schemas import PlanDocument, PlanPage, PlanRequest, PlanSummary
 from app.settings import get_settings
-from models.errors import NotFoundError, NotReadyError, UnavailableError
 
 router = APIRouter(prefix="/plans", tags=["plans"])
 
@@ -115,9 +115,7 @@ async def create_plan(
             await run_in_threadpool(submit, row.id)
         except Exception as error:  # e.g. Redis unreachable: say so, keep nothing pending
             failure = UnavailableError(f"the plan queue is unreachable ({error}); retry later")
-            await run_in_threadpool(
-                store.fail, row.id, {"code": failure.code, "message": failure.message}
-            )
+            await run_in_threadpool(store.fail, row.id, error_body(failure))
             raise failure from None
         response.status_code = status.HTTP_202_ACCEPTED
         response.headers["Location"] = f"/api/v1/plans/{row.id}"

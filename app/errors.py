@@ -1,0 +1,111 @@
+"""The service's errors and the one place every rwaopt error becomes an answer: an HTTP status,
+a CLI exit code and the `{code, message, detail}` body, chosen by class.
+
+The domain errors (bad input, refused algorithms, limits, internal faults) are in
+`models.errors`; the ones below exist only because there is a service: a plan that is not
+stored, not solved yet, or a part of the service (solver process, job queue) that is down.
+"""
+
+from __future__ import annotations
+
+import traceback
+
+from app.schemas import ErrorBody
+from models.errors import (
+    AlgorithmRefusedError,
+    InternalError,
+    InvalidInputError,
+    LimitExceededError,
+    RwaoptError,
+    UnknownAlgorithmError,
+)
+
+
+class ServiceError(RwaoptError):
+    """Not about the computation: about the stored plans and the parts that run them."""
+
+    code = "service_error"
+
+
+class NotFoundError(ServiceError):
+    """A resource the caller named (e.g. a plan id) does not exist."""
+
+    code = "not_found"
+
+
+class NotReadyError(ServiceError):
+    """The resource exists but is not finished yet (e.g. a queued plan has no lightpaths)."""
+
+    code = "not_ready"
+
+
+class UnavailableError(ServiceError):
+    """A part the service needs (a solver process, the job queue) is not working right now;
+    not the caller's fault, retrying may work."""
+
+    code = "unavailable"
+
+
+class SolverCrashedError(UnavailableError):
+    """A solver process died (retrying with less may work)."""
+
+    code = "solver_crashed"
+
+
+class WorkerFailedError(UnavailableError):
+    """The worker solving a queued plan stopped (timeout, killed, or a crash past the job)."""
+
+    code = "worker_failed"
+
+
+# Most specific first: the first class an error is an instance of decides.
+ANSWERS: tuple[tuple[type[RwaoptError], int, int], ...] = (
+    # (class, HTTP status, CLI exit code)
+    (NotFoundError, 404, 2),
+    (NotReadyError, 409, 2),
+    (UnavailableError, 503, 3),
+    (UnknownAlgorithmError, 404, 2),
+    (AlgorithmRefusedError, 422, 2),
+    (LimitExceededError, 413, 2),
+    (InvalidInputError, 400, 2),
+    (InternalError, 500, 1),
+    (RwaoptError, 500, 1),
+)
+
+
+def http_status(error: RwaoptError) -> int:
+    return next(status for kind, status, _ in ANSWERS if isinstance(error, kind))
+
+
+def exit_code(error: RwaoptError) -> int:
+    return next(code for kind, _, code in ANSWERS if isinstance(error, kind))
+
+
+def error_body(error: RwaoptError) -> ErrorBody:
+    return ErrorBody(code=error.code, message=error.message, detail=dict(error.detail))
+
+
+def internal(error: BaseException) -> InternalError:
+    """An unexpected exception (a bug) as an rwaopt error that keeps the error format."""
+    wrapped = InternalError(
+        f"{type(error).__name__}: {error}",
+        {"traceback": traceback.format_exception(error, limit=5)},
+    )
+    wrapped.__cause__ = error
+    return wrapped
+
+
+def from_body(body: ErrorBody) -> RwaoptError:
+    """The exception an error body was made from (same class, so the same answer): errors
+    cross process boundaries as bodies."""
+    return _BY_CODE.get(body.code, RwaoptError)(body.message, body.detail)
+
+
+def _subclasses(root: type[RwaoptError]) -> list[type[RwaoptError]]:
+    out = [root]
+    for sub in root.__subclasses__():
+        out.extend(_subclasses(sub))
+    return out
+
+
+_BY_CODE = {kind.code: kind for kind in _subclasses(RwaoptError)}
