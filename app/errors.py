@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import traceback
 
-from app.schemas import ErrorBody
+from pydantic import BaseModel, Field, JsonValue
+
 from models.errors import (
     AlgorithmRefusedError,
     InternalError,
@@ -19,6 +20,14 @@ from models.errors import (
     RwaoptError,
     UnknownAlgorithmError,
 )
+
+
+class ErrorBody(BaseModel):
+    """Every error: a stable code, a message saying what to change, and details."""
+
+    code: str
+    message: str
+    detail: dict[str, JsonValue] = Field(default_factory=dict)
 
 
 class ServiceError(RwaoptError):
@@ -82,7 +91,9 @@ def exit_code(error: RwaoptError) -> int:
 
 
 def error_body(error: RwaoptError) -> ErrorBody:
-    return ErrorBody(code=error.code, message=error.message, detail=dict(error.detail))
+    return ErrorBody.model_validate(
+        {"code": error.code, "message": error.message, "detail": error.detail}
+    )
 
 
 def internal(error: BaseException) -> InternalError:

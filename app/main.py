@@ -11,9 +11,9 @@ from fastapi import APIRouter, FastAPI
 from fastapi.responses import JSONResponse
 from fastapi_offline import FastAPIOffline
 
-from app import compute, jobs
 from app.api import errors
 from app.api.routes import algorithms, plans, rwa
+from app.jobs import pool, queue
 from app.persistence.database import dispose_all, migrate, reachable
 from app.persistence.store import PlanStore
 from app.settings import get_settings
@@ -31,11 +31,11 @@ async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     migrate(settings.database_url)
     if settings.jobs == "inline":  # plans this process queued before it stopped
         for plan_id in PlanStore(settings.database_url).requeue_unfinished():
-            jobs.submit(plan_id, settings)
+            queue.submit(plan_id, settings)
     yield
     # Cancel queued solves, let running ones finish, then the jobs that wait on them.
-    compute.shutdown()
-    jobs.shutdown()
+    pool.shutdown()
+    queue.shutdown()
     dispose_all()
 
 

@@ -32,6 +32,7 @@ from models.algorithms.catalog import algorithms, get_algorithm
 from models.errors import AlgorithmRefusedError, LimitExceededError
 from models.ring import Ring
 from models.stage import Stage
+from solver.outcome import Method, SolveOptions
 from solver.plan import plan_algorithm
 from solver.solve import solve_stage
 
@@ -128,7 +129,7 @@ def _child(args: tuple[str, int, str, str, int, str, float], queue: mp.Queue) ->
     stage = stage_of(n, collective, name, index)
     t = time.perf_counter()
     try:
-        r = solve_stage(Ring(n, 1, 64), stage, method, limit)
+        r = solve_stage(Ring(n, 1, 64), stage, SolveOptions(Method(method), limit))
         out = {
             "seconds": time.perf_counter() - t,
             "chi": r.chi,

@@ -4,7 +4,7 @@ run, and peak memory (tracemalloc: numpy buffers included).
 1. Neighbour counts for per-lightpath crosstalk (solver.feasibility.neighbours), vectorised,
    against the brute-force reference of the tests (pure Python, O(L^2) per stage), on the
    same OSM all-gather stages; then alone at paper scale, where brute force cannot run.
-2. Lightpath table streaming (app.lightpath_table) rows/s for csv and ndjson, against
+2. Lightpath table streaming (app.presentation.lightpath_table) rows/s for csv and ndjson, against
    `csv.writer` on the same rows as the baseline.
 
     .venv/bin/python bench/service.py          # about a minute on 2 cores
@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.lightpath_table import _format
+from app.presentation.lightpath_table import _format
 from models.algorithms.catalog import get_algorithm
 from models.ring import Ring
 from solver.feasibility import neighbours

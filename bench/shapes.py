@@ -24,7 +24,8 @@ from typing import Any
 from models.algorithms.catalog import get_algorithm
 from models.errors import AlgorithmRefusedError
 from models.ring import Hardware, Ring
-from solver.plan import DeadlineReached, SolveOptions, StageCache, plan_algorithm
+from solver.outcome import SolveOptions
+from solver.plan import DeadlineReached, StageCache, plan_algorithm
 from solver.shape_search import search_best_shape
 
 FAMILIES = (

@@ -4,16 +4,18 @@
 The service's own errors (not found, not ready, unavailable) extend the tree in
 `app.errors`, which maps every class to an HTTP status and a CLI exit code in one place."""
 
+from collections.abc import Mapping
+
 
 class RwaoptError(Exception):
     """Base of every error rwaopt raises on purpose."""
 
     code = "rwaopt_error"
 
-    def __init__(self, message: str, detail: dict[str, object] | None = None) -> None:
+    def __init__(self, message: str, detail: Mapping[str, object] | None = None) -> None:
         super().__init__(message)
         self.message = message
-        self.detail = detail or {}
+        self.detail = dict(detail or {})
 
 
 class InvalidInputError(RwaoptError):

@@ -110,6 +110,14 @@ class StageOptics:
     worst: LightpathReport | None  # highest BER, then lowest margin
     min_laser_power_dbm: float | None
 
+    @property
+    def worst_ber(self) -> float | None:
+        return None if self.worst is None else self.worst.ber
+
+    @property
+    def worst_margin_db(self) -> float | None:
+        return None if self.worst is None else self.worst.margin_db
+
 
 @dataclass(frozen=True)
 class PlanOptics:

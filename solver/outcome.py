@@ -16,11 +16,33 @@ class Status(StrEnum):
 
 
 class Method(StrEnum):
-    AUTO = "auto"
+    """What the caller asks to run on each stage."""
+
+    AUTO = "auto"  # heuristic, then CP-SAT on a remaining gap when the model is small enough
     EXACT = "exact"  # CP-SAT
     EXACT_HIGHS = "exact-highs"  # Pyomo model solved by HiGHS
     HEURISTIC = "heuristic"
-    BOUND = "bound"  # heuristic met the lower bound: optimal without a search
+
+
+class SolvedBy(StrEnum):
+    """What produced a stage's assignment (a result, never a request)."""
+
+    EXACT = "exact"
+    EXACT_HIGHS = "exact-highs"
+    HEURISTIC = "heuristic"
+    BOUND = "bound"  # the heuristic met the lower bound: optimal without a search
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    """How every stage is solved: back end, time limit per stage, per-node transmit/receive
+    limits (lightpaths per slot) and the routing constraint on lightpath length (hops)."""
+
+    method: Method = Method.AUTO
+    time_limit_s: float = 10.0
+    max_tx: int | None = None
+    max_rx: int | None = None
+    max_hops: int | None = None
 
 
 @dataclass(frozen=True)
@@ -31,7 +53,7 @@ class RwaResult:
     chi: int
     lower_bound: int
     status: Status
-    method: Method
+    method: SolvedBy
     assignment: Assignment
     channels_per_direction: int
     seconds: float

@@ -17,22 +17,10 @@ from models.errors import InvalidInputError
 from models.ring import Hardware, Ring
 from models.stage import Stage, within_hops
 from models.timing import hardware_lower_bound_s, slot_time_s
-from solver.outcome import Method, RwaResult
+from solver.outcome import RwaResult, SolveOptions
 from solver.solve import solve_stage
 
 ProgressCallback = Callable[[int, int], None]
-
-
-@dataclass(frozen=True)
-class SolveOptions:
-    """How every stage is solved: back end, time limit per stage, per-node transmit/receive
-    limits and the routing constraint on lightpath length (hops)."""
-
-    method: Method = Method.AUTO
-    time_limit_s: float = 10.0
-    max_tx: int | None = None
-    max_rx: int | None = None
-    max_hops: int | None = None
 
 
 class DeadlineReached(Exception):
@@ -176,9 +164,7 @@ def plan_algorithm(
         elif deadline is not None and time.monotonic() > deadline:
             raise DeadlineReached(f"{algorithm.name}: stopped before stage {index}")
         else:
-            cache.results[key] = solve_stage(
-                ring, stage, options.method, options.time_limit_s, options.max_tx, options.max_rx
-            )
+            cache.results[key] = solve_stage(ring, stage, options)
         first = first_of.setdefault(key, index)
         stages.append(
             StagePlan(

@@ -22,10 +22,10 @@ from models.errors import AlgorithmRefusedError, LimitExceededError
 from models.ring import Hardware, Ring
 from models.stage import Stage
 from solver.bounds import lp_load_bound
+from solver.outcome import SolveOptions
 from solver.plan import (
     AlgorithmPlan,
     DeadlineReached,
-    SolveOptions,
     StageCache,
     plan_algorithm,
     plan_time_s,

@@ -24,12 +24,13 @@ from solver.exact_cpsat import ExactOutcome, solve_cpsat
 from solver.exact_highs import solve_highs
 from solver.formulation import build
 from solver.heuristic import heuristic_assignment
-from solver.outcome import Method, RwaResult, Status
+from solver.outcome import Method, RwaResult, SolvedBy, SolveOptions, Status
 from solver.quick_bounds import quick_bound
 from solver.validator import validate
 
 EXACT_SIZE_LIMIT = 2_000_000  # exact models beyond this are refused (method=exact)
 NODE_LIMIT_WORK = 200_000  # colour classes x slots the first-fit node-limited scheduler may scan
+DEFAULT_OPTIONS = SolveOptions()
 AUTO_EXACT_SIZE_LIMIT = 300_000  # auto tries the exact model only below this (build time)
 
 
@@ -47,14 +48,13 @@ def estimated_size(stage: Stage, colours: int) -> int:
 def solve_stage(
     ring: Ring,
     stage: Stage,
-    method: Method | str = Method.AUTO,
-    time_limit_s: float = 10.0,
-    max_tx: int | None = None,
-    max_rx: int | None = None,
+    options: SolveOptions = DEFAULT_OPTIONS,
 ) -> RwaResult:
-    """Certified RWA of `stage`; with `max_tx` / `max_rx`, steps come from a node-limited
-    schedule (solver.node_limits) and `status` refers to those steps."""
-    result = _solve_rwa(ring, stage, method, time_limit_s)
+    """Certified RWA of `stage` (options.max_hops is the caller's: see models.stage.within_hops);
+    with `max_tx` / `max_rx`, steps come from a node-limited schedule (solver.node_limits) and
+    `status` refers to those steps."""
+    max_tx, max_rx = options.max_tx, options.max_rx
+    result = _solve_rwa(ring, stage, options.method, options.time_limit_s)
     if not max_tx and not max_rx:
         return result
     slots = node_limits.slots_lower_bound(
@@ -85,10 +85,10 @@ def solve_stage(
     )
 
 
-def check_exact_size(stage: Stage, method: Method | str) -> None:
+def check_exact_size(stage: Stage, method: Method) -> None:
     """Refuse an exact method before any solving when even the fewest colours the stage can
     take (its quick bound) make the model too large."""
-    if Method(method) not in (Method.EXACT, Method.EXACT_HIGHS):
+    if method not in (Method.EXACT, Method.EXACT_HIGHS):
         return
     least = estimated_size(stage, max(1, quick_bound(stage)))
     if least > EXACT_SIZE_LIMIT:
@@ -99,8 +99,7 @@ def check_exact_size(stage: Stage, method: Method | str) -> None:
         )
 
 
-def _solve_rwa(ring: Ring, stage: Stage, method: Method | str, time_limit_s: float) -> RwaResult:
-    method = Method(method)
+def _solve_rwa(ring: Ring, stage: Stage, method: Method, time_limit_s: float) -> RwaResult:
     check_exact_size(stage, method)
     started = time.monotonic()
     channels = ring.channels_per_direction
@@ -108,7 +107,7 @@ def _solve_rwa(ring: Ring, stage: Stage, method: Method | str, time_limit_s: flo
     assignment = heuristic_assignment(stage, bound.routing)
     chi = validate(stage, assignment).colours_used
     lower = bound.lower_bound
-    used = Method.BOUND if chi == lower else Method.HEURISTIC
+    used = SolvedBy.BOUND if chi == lower else SolvedBy.HEURISTIC
     timed_out = False
     wants_exact = method in (Method.EXACT, Method.EXACT_HIGHS) or (
         method == Method.AUTO and chi > lower
@@ -137,7 +136,7 @@ def _solve_rwa(ring: Ring, stage: Stage, method: Method | str, time_limit_s: flo
                 exact_chi = validate(stage, outcome.assignment).colours_used
                 if exact_chi < chi or method != Method.AUTO:
                     assignment, chi = outcome.assignment, exact_chi
-                    used = Method.EXACT_HIGHS if method == Method.EXACT_HIGHS else Method.EXACT
+                    used = SolvedBy.EXACT_HIGHS if method == Method.EXACT_HIGHS else SolvedBy.EXACT
                 if outcome.proven:
                     lower = max(lower, exact_chi)
     # Every assignment that can reach this point passed validate() above.

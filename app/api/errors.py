@@ -11,8 +11,7 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.errors import error_body, http_status, internal
-from app.schemas import ErrorBody
+from app.errors import ErrorBody, error_body, http_status, internal
 from models.errors import RwaoptError
 
 DESCRIPTIONS = {

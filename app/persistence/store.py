@@ -11,9 +11,12 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, Result, delete, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.errors import ErrorBody
 from app.persistence.database import migrate, session_factory
 from app.persistence.tables import PlanRow, SolutionRow
-from app.schemas import ErrorBody
+from app.schemas.documents import PlanDocument, PlanStatus
+from app.schemas.requests import PlanRequest
+from app.schemas.results import PlanResult
 
 
 @dataclass(frozen=True)
@@ -35,18 +38,18 @@ class PlanStore:
 
     def create(
         self,
-        request: dict[str, Any],
-        status: str = "queued",
-        result: dict[str, Any] | None = None,
+        request: PlanRequest,
+        status: PlanStatus = PlanStatus.QUEUED,
+        result: PlanResult | None = None,
         solutions: Sequence[Solution] = (),
         seconds: float | None = None,
-    ) -> PlanRow:
+    ) -> PlanDocument:
         row = PlanRow(
             id=str(uuid.uuid4()),
             created_at=datetime.now(UTC),
             status=status,
-            request=request,
-            result=result,
+            request=request.model_dump(mode="json"),
+            result=None if result is None else result.model_dump(mode="json"),
             error=None,
             seconds=seconds,
         )
@@ -54,7 +57,7 @@ class PlanStore:
             session.add(row)
             session.flush()
             _add_solutions(session, row.id, solutions)
-        return row
+            return _document(row)
 
     def mark_running(self, plan_id: str) -> bool:
         """queued -> running; False if the plan is gone or not queued (e.g. deleted)."""
@@ -62,20 +65,21 @@ class PlanStore:
             changed = _rowcount(
                 session.execute(
                     update(PlanRow)
-                    .where(PlanRow.id == plan_id, PlanRow.status == "queued")
-                    .values(status="running")
+                    .where(PlanRow.id == plan_id, PlanRow.status == PlanStatus.QUEUED)
+                    .values(status=PlanStatus.RUNNING)
                 )
             )
         return bool(changed)
 
     def finish(
-        self, plan_id: str, result: dict[str, Any], solutions: Sequence[Solution], seconds: float
+        self, plan_id: str, result: PlanResult, solutions: Sequence[Solution], seconds: float
     ) -> bool:
+        body = result.model_dump(mode="json")
         with self._sessions.begin() as session:
             row = session.get(PlanRow, plan_id, with_for_update=True)
             if row is None:
                 return False
-            row.status, row.result, row.seconds, row.error = "done", result, seconds, None
+            row.status, row.result, row.seconds, row.error = PlanStatus.DONE, body, seconds, None
             _add_solutions(session, plan_id, solutions)
         return True
 
@@ -86,26 +90,31 @@ class PlanStore:
             ids = list(
                 session.scalars(
                     select(PlanRow.id)
-                    .where(PlanRow.status.in_(("queued", "running")))
+                    .where(PlanRow.status.in_((PlanStatus.QUEUED, PlanStatus.RUNNING)))
                     .order_by(PlanRow.created_at)
                 )
             )
             if ids:
-                session.execute(update(PlanRow).where(PlanRow.id.in_(ids)).values(status="queued"))
+                session.execute(
+                    update(PlanRow).where(PlanRow.id.in_(ids)).values(status=PlanStatus.QUEUED)
+                )
         return ids
 
     def fail(self, plan_id: str, error: ErrorBody) -> None:
         body = error.model_dump(mode="json")
         with self._sessions.begin() as session:
             session.execute(
-                update(PlanRow).where(PlanRow.id == plan_id).values(status="failed", error=body)
+                update(PlanRow)
+                .where(PlanRow.id == plan_id)
+                .values(status=PlanStatus.FAILED, error=body)
             )
 
-    def get(self, plan_id: str) -> PlanRow | None:
+    def get(self, plan_id: str) -> PlanDocument | None:
         with self._sessions() as session:
-            return session.get(PlanRow, plan_id)
+            row = session.get(PlanRow, plan_id)
+            return None if row is None else _document(row)
 
-    def page(self, offset: int, limit: int) -> tuple[int, list[PlanRow]]:
+    def page(self, offset: int, limit: int) -> tuple[int, list[PlanDocument]]:
         with self._sessions() as session:
             total = session.scalar(select(func.count()).select_from(PlanRow)) or 0
             rows = session.scalars(
@@ -114,7 +123,7 @@ class PlanStore:
                 .offset(offset)
                 .limit(limit)
             ).all()
-        return total, list(rows)
+            return total, [_document(row) for row in rows]
 
     def delete(self, plan_id: str) -> bool:
         with self._sessions.begin() as session:
@@ -133,6 +142,20 @@ class PlanStore:
         with self._sessions() as session:
             for name, index, data in session.execute(query.execution_options(yield_per=16)):
                 yield Solution(name, index, data)
+
+
+def _document(row: PlanRow) -> PlanDocument:
+    """A stored plan, read back through its schema (stored JSON crossed a boundary)."""
+    return PlanDocument(
+        id=row.id,
+        status=PlanStatus(row.status),
+        # SQLite drops the time zone of stored datetimes; every stored time is UTC.
+        created_at=row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC),
+        seconds=row.seconds,
+        request=PlanRequest.model_validate(row.request),
+        result=None if row.result is None else PlanResult.model_validate(row.result),
+        error=None if row.error is None else ErrorBody.model_validate(row.error),
+    )
 
 
 def _rowcount(result: Result[Any]) -> int:

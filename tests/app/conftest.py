@@ -75,9 +75,9 @@ def client(settings_env: str) -> Iterator[TestClient]:
 def restart() -> None:
     """Stop as a process would (running jobs finish, pools and connections close) and forget
     every engine, session factory and setting."""
-    from app import compute, jobs
+    from app.jobs import pool, queue
 
-    compute.shutdown()
-    jobs.shutdown()
+    pool.shutdown()
+    queue.shutdown()
     dispose_all()
     get_settings.cache_clear()

@@ -15,8 +15,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.jobs import run_plan_job
+from app.jobs.queue import run_plan_job
 from app.persistence.store import PlanStore
+from app.schemas.documents import PlanStatus
+from app.schemas.requests import PlanRequest
 from app.settings import get_settings
 from tests.app.conftest import fresh_postgres
 
@@ -115,7 +117,7 @@ def test_job_of_a_deleted_plan_does_nothing(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'jobs.db'}"
     store = PlanStore(url)
     store.migrate()
-    row = store.create({"collective": "allgather"}, status="queued")
+    row = store.create(PlanRequest.model_validate(SMALL))
     assert store.delete(row.id)
     assert run_plan_job(row.id, url) == "gone"
     assert run_plan_job("no-such-plan", url) == "gone"
@@ -125,7 +127,7 @@ def test_job_runs_once(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'jobs.db'}"
     store = PlanStore(url)
     store.migrate()
-    row = store.create(SMALL, status="queued")
+    row = store.create(PlanRequest.model_validate(SMALL))
     assert run_plan_job(row.id, url) == "done"
     assert run_plan_job(row.id, url) == "gone"  # a duplicate delivery does not re-solve
     done = store.get(row.id)
@@ -137,18 +139,18 @@ def test_rq_failure_callback_marks_the_plan_failed(tmp_path: Path) -> None:
     """What RQ calls when a work horse times out or dies (abandoned job)."""
     from types import SimpleNamespace
 
-    from app.jobs import on_job_failure
+    from app.jobs.queue import on_job_failure
 
     url = f"sqlite:///{tmp_path / 'jobs.db'}"
     store = PlanStore(url)
     store.migrate()
-    row = store.create(SMALL, status="running")
+    row = store.create(PlanRequest.model_validate(SMALL), PlanStatus.RUNNING)
     on_job_failure(SimpleNamespace(args=(row.id, url)), None, MemoryError, MemoryError())
     failed = store.get(row.id)
     assert failed is not None and failed.status == "failed"
-    assert failed.error is not None and failed.error["code"] == "worker_failed"
-    assert "MemoryError" in failed.error["message"]
-    done = store.create(SMALL, status="done")
+    assert failed.error is not None and failed.error.code == "worker_failed"
+    assert "MemoryError" in failed.error.message
+    done = store.create(PlanRequest.model_validate(SMALL), PlanStatus.DONE)
     on_job_failure(SimpleNamespace(args=(done.id, url)), None, MemoryError, MemoryError())
     again = store.get(done.id)
     assert again is not None and again.status == "done"

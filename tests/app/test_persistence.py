@@ -7,12 +7,17 @@ import numpy as np
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
+from app.api.routes.plans import SMALL
 from app.persistence.codec import decode, encode
 from app.persistence.database import engine_for, migrate
 from app.persistence.store import PlanStore, Solution
 from app.persistence.tables import Base
+from app.schemas.documents import PlanStatus
+from app.schemas.requests import PlanRequest
+from app.schemas.results import PlanResult
 from models.ring import Ring
 from models.stage import Stage
+from solver.outcome import Method, SolveOptions
 from solver.solve import solve_stage
 
 
@@ -27,7 +32,7 @@ def test_migrations_match_the_models(database_url: str) -> None:
 def test_solution_round_trip() -> None:
     ring = Ring(7, 1, 2)
     stage = Stage.from_demands(7, [0, 1, 2, 3], [3, 5, 6, 0], [2, 1, 3, 1], [0, 1, 0, 2], "x")
-    result = solve_stage(ring, stage, "auto", 5.0)
+    result = solve_stage(ring, stage, SolveOptions(method=Method.AUTO, time_limit_s=5.0))
     back_stage, back = decode(encode(stage, result.assignment))
     for name in ("sources", "destinations", "counts", "allowed"):
         assert np.array_equal(getattr(back_stage, name), getattr(stage, name))
@@ -41,11 +46,19 @@ def test_solution_round_trip() -> None:
 def test_finish_after_delete_writes_nothing(database_url: str) -> None:
     store = PlanStore(database_url)
     store.migrate()
-    row = store.create({"collective": "allgather"}, status="queued")
+    request = PlanRequest.model_validate(SMALL)
+    row = store.create(request, status=PlanStatus.QUEUED)
     assert store.mark_running(row.id)
     assert not store.mark_running(row.id)  # only a queued plan starts
     assert store.delete(row.id)
-    assert not store.finish(row.id, {"x": 1}, [Solution("ring", 0, b"1")], 1.0)
+    empty = PlanResult(
+        collective=request.collective,
+        ring=request.ring,
+        algorithms=[],
+        skipped=[],
+        recommendation=[],
+    )
+    assert not store.finish(row.id, empty, [Solution("ring", 0, b"1")], 1.0)
     assert store.get(row.id) is None
     assert list(store.solutions(row.id)) == []
 

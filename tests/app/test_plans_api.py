@@ -170,8 +170,9 @@ def test_queued_plan_runs_in_the_background(client: TestClient) -> None:
 
 def test_unfinished_plan_has_no_lightpaths_yet(client: TestClient, settings_env: str) -> None:
     from app.persistence.store import PlanStore
+    from app.schemas.requests import PlanRequest
 
-    row = PlanStore(settings_env).create({"collective": "allgather", **SMALL}, status="queued")
+    row = PlanStore(settings_env).create(PlanRequest.model_validate(SMALL))
     r = client.get(f"/api/v1/plans/{row.id}/assignment")
     assert r.status_code == 409 and "is queued" in r.json()["message"]
 
@@ -290,10 +291,14 @@ def test_unfinished_plans_resume_after_a_restart(client: TestClient, settings_en
     """A plan the embedded deployment had queued (or was running) when it stopped is solved
     after the next start."""
     from app.persistence.store import PlanStore
+    from app.schemas.documents import PlanStatus
+    from app.schemas.requests import PlanRequest
 
     store = PlanStore(settings_env)
-    queued = store.create(SMALL | {"algorithms": ["ring"]}, status="queued")
-    running = store.create(SMALL | {"algorithms": ["ne"]}, status="running")
+    queued = store.create(PlanRequest.model_validate(SMALL | {"algorithms": ["ring"]}))
+    running = store.create(
+        PlanRequest.model_validate(SMALL | {"algorithms": ["ne"]}), PlanStatus.RUNNING
+    )
     restart()
     from app.main import app
 

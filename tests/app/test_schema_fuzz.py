@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, Phase, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from app.main import app
-from app.schemas import MAX_COUNT, MAX_NODES, MAX_SEARCH_BUDGET_S, MAX_TIME_LIMIT_S
+from app.schemas.requests import MAX_COUNT, MAX_NODES, MAX_SEARCH_BUDGET_S, MAX_TIME_LIMIT_S
 
 schema = schemathesis.openapi.from_asgi("/openapi.json", app)
 

@@ -16,7 +16,8 @@ from models.optics import OpticalParameters, min_laser_power_dbm
 from models.ring import ANY_DIRECTION, Direction, Ring
 from models.stage import Stage, within_hops
 from solver.feasibility import evaluate_plan, neighbours
-from solver.plan import SolveOptions, plan_algorithm
+from solver.outcome import Method, SolveOptions
+from solver.plan import plan_algorithm
 from solver.solve import solve_stage
 
 
@@ -50,7 +51,7 @@ def stages(draw: st.DrawFn) -> tuple[Ring, Stage]:
 @given(stages())
 def test_neighbour_counts_match_brute_force(case: tuple[Ring, Stage]) -> None:
     ring, stage = case
-    result = solve_stage(ring, stage, "heuristic", 5.0)
+    result = solve_stage(ring, stage, SolveOptions(method=Method.HEURISTIC, time_limit_s=5.0))
     table = result.assignment.lightpaths(ring, stage)
     rx, tx = neighbours(ring, table)
     assert (rx.tolist(), tx.tolist()) == brute_neighbours(ring.nodes, table)
@@ -62,7 +63,9 @@ def test_neighbours_in_chunks_equal_one_pass(monkeypatch: pytest.MonkeyPatch) ->
     ring = Ring(12, 1, 2)
     stage = Stage.from_demands(12, *zip(*[(s, d) for s in range(12) for d in range(12)
                                           if s != d], strict=True))  # fmt: skip
-    table = solve_stage(ring, stage, "heuristic", 5.0).assignment.lightpaths(ring, stage)
+    table = solve_stage(
+        ring, stage, SolveOptions(method=Method.HEURISTIC, time_limit_s=5.0)
+    ).assignment.lightpaths(ring, stage)
     whole = neighbours(ring, table)
     import solver.feasibility as feasibility
 

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from models.ring import Ring
 from models.stage import Stage
 from solver.node_limits import check_node_limits
+from solver.outcome import Method, SolveOptions
 from solver.solve import solve_stage
 from solver.validator import validate
 
@@ -19,14 +20,14 @@ def test_fan_out_needs_one_slot_per_lightpath_with_tx_1() -> None:
     stage = Stage.from_demands(6, [0, 0, 0], [1, 2, 3])
     free = solve_stage(Ring(6), stage)
     assert free.steps == 1
-    limited = solve_stage(Ring(6), stage, max_tx=1)
+    limited = solve_stage(Ring(6), stage, SolveOptions(max_tx=1))
     assert (limited.steps, limited.steps_lower_bound, limited.status) == (3, 3, "optimal")
     check_node_limits(stage, limited.assignment, 64, 1, None)
 
 
 def test_receive_limit() -> None:
     stage = Stage.from_demands(5, [1, 2, 3, 4], [0, 0, 0, 0], [2, 1, 1, 1])
-    r = solve_stage(Ring(5, 1, 8), stage, max_rx=2)
+    r = solve_stage(Ring(5, 1, 8), stage, SolveOptions(max_rx=2))
     assert r.steps == r.steps_lower_bound == 3  # 5 arrivals at node 0, 2 per slot
     check_node_limits(stage, r.assignment, 8, None, 2)
 
@@ -47,7 +48,9 @@ def test_random_limited_schedules_are_valid(
     s = rng.integers(0, n, count)
     d = (s + rng.integers(1, n, count)) % n
     stage = Stage.from_demands(n, s, d, rng.integers(1, 3, count))
-    r = solve_stage(Ring(n, 1, w), stage, "heuristic", 5.0, max_tx, max_rx)
+    r = solve_stage(
+        Ring(n, 1, w), stage, SolveOptions(Method.HEURISTIC, 5.0, max_tx=max_tx, max_rx=max_rx)
+    )
     validate(stage, r.assignment)
     check_node_limits(stage, r.assignment, w, max_tx, max_rx)
     assert r.steps >= r.steps_lower_bound

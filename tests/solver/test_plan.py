@@ -8,7 +8,8 @@ from models.algorithms.catalog import CATALOG
 from models.errors import AlgorithmRefusedError, InvalidInputError
 from models.ring import Hardware, Ring
 from models.timing import slot_time_s
-from solver.plan import SolveOptions, plan_algorithm
+from solver.outcome import SolveOptions
+from solver.plan import plan_algorithm
 from solver.validator import validate
 
 

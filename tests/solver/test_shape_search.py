@@ -8,7 +8,8 @@ from models.algorithms.base import Algorithm
 from models.algorithms.catalog import get_algorithm
 from models.errors import AlgorithmRefusedError
 from models.ring import Hardware, Ring
-from solver.plan import AlgorithmPlan, SolveOptions, StageCache, plan_algorithm
+from solver.outcome import SolveOptions
+from solver.plan import AlgorithmPlan, StageCache, plan_algorithm
 from solver.shape_search import search_best_shape
 
 SIZES = (256.0, 1048576.0)  # a latency-bound and a bandwidth-bound message

@@ -13,6 +13,7 @@ from solver.bounds import load_bound
 from solver.exact_cpsat import solve_cpsat
 from solver.exact_highs import solve_highs
 from solver.formulation import build
+from solver.outcome import Method, SolveOptions
 from solver.solve import solve_stage
 from solver.validator import validate
 from tests.solver.helpers import brute_chi, brute_min_max_load, ring_all_to_all_optimum
@@ -51,7 +52,7 @@ def exact_value(stage: Stage, backend: str, time_limit_s: float = 60.0) -> int:
 def test_ring_all_to_all_matches_literature(n: int) -> None:
     expected = ring_all_to_all_optimum(n)
     assert exact_value(all_to_all(n), "cpsat") == expected
-    result = solve_stage(Ring(n), all_to_all(n), "auto", 10.0)
+    result = solve_stage(Ring(n), all_to_all(n), SolveOptions(Method.AUTO, 10.0))
     assert result.chi == expected and result.status == "optimal"
 
 
@@ -66,7 +67,7 @@ def test_segment_all_to_all_is_floor_m2_over_4(m: int) -> None:
     stage = segment_all_to_all(m)
     assert exact_value(stage, "cpsat") == expected
     assert exact_value(stage, "highs") == expected
-    assert solve_stage(Ring(m + 1), stage, "auto", 10.0).chi == expected
+    assert solve_stage(Ring(m + 1), stage, SolveOptions(Method.AUTO, 10.0)).chi == expected
 
 
 def test_optree_16_node_example_stages() -> None:
@@ -77,14 +78,14 @@ def test_optree_16_node_example_stages() -> None:
     ring = Ring(16, 1, 2)
     s1 = [(a, b) for i in range(4) for a in range(i, 16, 4) for b in range(i, 16, 4) if a != b]
     stage1 = Stage.from_demands(16, [a for a, _ in s1], [b for _, b in s1])
-    r1 = solve_stage(ring, stage1, "auto", 10.0)
+    r1 = solve_stage(ring, stage1, SolveOptions(Method.AUTO, 10.0))
     assert (r1.chi, r1.steps, r1.status) == (8, 4, "optimal")
     assert exact_value(stage1, "cpsat") == 8
     s2 = [
         (a, b) for g in range(0, 16, 4) for a in range(g, g + 4) for b in range(g, g + 4) if a != b
     ]
     stage2 = Stage.from_demands(16, [a for a, _ in s2], [b for _, b in s2], [4] * len(s2))
-    r2 = solve_stage(ring, stage2, "auto", 10.0)
+    r2 = solve_stage(ring, stage2, SolveOptions(Method.AUTO, 10.0))
     assert r2.status == "optimal"
     # On the ring, a segment's long pairs can go round the other way; the true optimum is
     # the load bound, 16 channels (4 items x floor(4^2/4) / 1 per link) -- as the paper says.
@@ -117,7 +118,7 @@ def test_tiny_stages_against_brute_force(stage: Stage) -> None:
     bound = load_bound(stage)
     assert brute_min_max_load(stage) <= bound.lower_bound <= chi
     for method in ("auto", "exact", "exact-highs"):
-        result = solve_stage(Ring(stage.nodes), stage, method, 10.0)
+        result = solve_stage(Ring(stage.nodes), stage, SolveOptions(Method(method), 10.0))
         validate(stage, result.assignment)
         assert result.chi == chi and result.status == "optimal", method
 
@@ -130,9 +131,9 @@ def test_random_stages_invariants(n: int, count: int, seed: int) -> None:
     d = (s + rng.integers(1, n, count)) % n
     stage = Stage.from_demands(n, s, d, rng.integers(1, 4, count))
     ring = Ring(n, 1, 4)
-    heuristic = solve_stage(ring, stage, "heuristic", 5.0)
-    exact = solve_stage(ring, stage, "exact", 10.0)
-    highs = solve_stage(ring, stage, "exact-highs", 10.0)
+    heuristic = solve_stage(ring, stage, SolveOptions(method=Method.HEURISTIC, time_limit_s=5.0))
+    exact = solve_stage(ring, stage, SolveOptions(method=Method.EXACT, time_limit_s=10.0))
+    highs = solve_stage(ring, stage, SolveOptions(method=Method.EXACT_HIGHS, time_limit_s=10.0))
     for r in (heuristic, exact, highs):
         validate(stage, r.assignment)
         assert r.chi >= r.lower_bound
@@ -159,4 +160,4 @@ def test_exact_refuses_oversized_model() -> None:
 
     n = 200
     with pytest.raises(LimitExceededError, match="use --method heuristic"):
-        solve_stage(Ring(n), all_to_all(n), "exact", 5.0)
+        solve_stage(Ring(n), all_to_all(n), SolveOptions(method=Method.EXACT, time_limit_s=5.0))

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 
 from app.api.errors import responses
 from app.api.params import QueryInt
-from app.catalog_view import catalog
+from app.schemas.results import CatalogEntry
+from app.service import catalog
 
 router = APIRouter(prefix="/algorithms", tags=["algorithms"])
 
 
-@router.get("", responses=responses(400, 404, 422))
+@router.get("", response_model=list[CatalogEntry], responses=responses(400, 404, 422))
 def list_algorithms(
     collective: Annotated[
         str | None, Query(description="allgather, allreduce or alltoall (default: all)")
@@ -24,6 +25,6 @@ def list_algorithms(
     wavelengths: Annotated[
         QueryInt | None, Query(ge=1, le=4096, description="wavelengths per fibre")
     ] = None,
-) -> list[dict[str, Any]]:
+) -> list[CatalogEntry]:
     """Every catalog entry; with `nodes` and `wavelengths`, each closed form's value too."""
     return catalog(collective, nodes, wavelengths)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Body, Depends, Query, Response, status
 from fastapi.concurrency import run_in_threadpool
@@ -12,15 +11,16 @@ from fastapi.responses import StreamingResponse
 from app.api.deps import get_store
 from app.api.errors import responses
 from app.api.params import QueryInt
-from app.compute import plan_async
 from app.errors import NotFoundError, NotReadyError, UnavailableError, error_body
-from app.jobs import submit
-from app.lightpath_table import rows
+from app.jobs.pool import plan_async
+from app.jobs.queue import submit
 from app.persistence.store import PlanStore
-from app.persistence.tables import PlanRow
-from app.plans import spec_from_request
-from app.plots import KINDS, channel_usage_figure, render, time_figure
-from app.schemas import PlanDocument, PlanPage, PlanRequest, PlanSummary
+from app.planning import prepare
+from app.presentation.lightpath_table import rows
+from app.presentation.plots import KINDS, channel_usage_figure, render, time_figure
+from app.schemas.documents import PlanDocument, PlanPage, PlanStatus, PlanSummary
+from app.schemas.requests import PlanRequest
+from app.schemas.results import PlanResult
 from app.settings import get_settings
 
 router = APIRouter(prefix="/plans", tags=["plans"])
@@ -64,23 +64,6 @@ EXAMPLES = {
 Store = Annotated[PlanStore, Depends(get_store)]
 
 
-def document(row: PlanRow) -> dict[str, Any]:
-    return {
-        "id": row.id,
-        "status": row.status,
-        "created_at": _utc(row.created_at),
-        "seconds": row.seconds,
-        "request": row.request,
-        "result": row.result,
-        "error": row.error,
-    }
-
-
-def _utc(moment: datetime) -> datetime:
-    """SQLite drops the time zone of stored datetimes; every stored time is UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 @router.post(
     "",
     status_code=status.HTTP_200_OK,
@@ -101,16 +84,15 @@ async def create_plan(
             "return at once (202), then poll GET /api/v1/plans/{id}"
         ),
     ] = True,
-) -> dict[str, Any]:
+) -> PlanDocument:
     """Plan the algorithms: per algorithm its stages (chi, steps, bound, gap, status, method),
     claimed vs true steps, time per message size, efficiency against the hardware bound, and
     a recommendation per message size. The request is checked completely before anything is
     solved or stored; solves run in solver processes (or RQ workers), never on the event
     loop."""
-    spec_from_request(body)  # every input error is a 4xx now, before anything is stored
-    request = body.model_dump(mode="json")
+    spec = prepare(body)  # every input error is a 4xx now, before anything is stored
     if not wait:
-        row = await run_in_threadpool(store.create, request, "queued")
+        row = await run_in_threadpool(store.create, body, PlanStatus.QUEUED)
         try:
             await run_in_threadpool(submit, row.id)
         except Exception as error:  # e.g. Redis unreachable: say so, keep nothing pending
@@ -119,11 +101,13 @@ async def create_plan(
             raise failure from None
         response.status_code = status.HTTP_202_ACCEPTED
         response.headers["Location"] = f"/api/v1/plans/{row.id}"
-        return document(row)
-    result, solutions, seconds = await plan_async(request, get_settings().solver_processes)
-    row = await run_in_threadpool(store.create, request, "done", result, solutions, seconds)
+        return row
+    solved = await plan_async(spec, get_settings().solver_processes)
+    row = await run_in_threadpool(
+        store.create, body, PlanStatus.DONE, solved.result, solved.solutions, solved.seconds
+    )
     response.headers["Location"] = f"/api/v1/plans/{row.id}"
-    return document(row)
+    return row
 
 
 @router.get("", response_model=PlanPage, responses=responses(422))
@@ -131,44 +115,34 @@ def list_plans(
     store: Store,
     offset: Annotated[QueryInt, Query(ge=0, le=10**9)] = 0,
     limit: Annotated[QueryInt, Query(ge=1, le=200)] = 20,
-) -> dict[str, Any]:
+) -> PlanPage:
     """Stored plans, newest first."""
     total, found = store.page(offset, limit)
-    items = [
-        PlanSummary(
-            id=r.id,
-            status=r.status,  # type: ignore[arg-type]
-            created_at=_utc(r.created_at),
-            collective=r.request["collective"],
-            nodes=r.request["ring"]["nodes"],
-            algorithms=r.request["algorithms"],
-            seconds=r.seconds,
-        )
-        for r in found
-    ]
-    return {"total": total, "offset": offset, "limit": limit, "items": items}
+    return PlanPage(
+        total=total, offset=offset, limit=limit, items=[PlanSummary.of(p) for p in found]
+    )
 
 
-def _row(store: PlanStore, plan_id: str) -> PlanRow:
+def _row(store: PlanStore, plan_id: str) -> PlanDocument:
     row = store.get(plan_id)
     if row is None:
         raise NotFoundError(f"no plan {plan_id!r}; GET /api/v1/plans lists the stored plans")
     return row
 
 
-def _done(store: PlanStore, plan_id: str) -> PlanRow:
+def _done(store: PlanStore, plan_id: str) -> PlanResult:
     row = _row(store, plan_id)
-    if row.status != "done" or row.result is None:
+    if row.status != PlanStatus.DONE or row.result is None:
         raise NotReadyError(
             f"plan {plan_id} is {row.status}; its lightpaths and plots exist once it is done",
-            {"status": row.status},
+            {"status": row.status.value},
         )
-    return row
+    return row.result
 
 
 @router.get("/{plan_id}", response_model=PlanDocument, responses=responses(404, 422))
-def get_plan(plan_id: str, store: Store) -> dict[str, Any]:
-    return document(_row(store, plan_id))
+def get_plan(plan_id: str, store: Store) -> PlanDocument:
+    return _row(store, plan_id)
 
 
 @router.delete("/{plan_id}", status_code=204, responses=responses(404, 422))
@@ -199,16 +173,9 @@ def assignment(
     ] = None,
 ) -> StreamingResponse:
     """The lightpath table, streamed in chunks (an N=1024 plan has millions of rows)."""
-    row = _done(store, plan_id)
-    assert row.result is not None
-    result = row.result
+    result = _done(store, plan_id)
     if algorithm is not None:
-        result = {
-            **result,
-            "algorithms": [a for a in result["algorithms"] if a["algorithm"] == algorithm],
-        }
-        if not result["algorithms"]:
-            raise NotFoundError(f"plan {plan_id} has no algorithm {algorithm!r}")
+        result = result.model_copy(update={"algorithms": [result.algorithm(algorithm)]})
     media = "text/csv" if format == "csv" else "application/x-ndjson"
     return StreamingResponse(
         rows(result, store.solutions(plan_id, algorithm), format),
@@ -238,12 +205,11 @@ def plot(
     """channel-usage: lightpaths per link / (slots F w) for every stage of one algorithm;
     time-vs-message: true and closed-form time per algorithm against message size."""
     assert kind in KINDS
-    row = _done(store, plan_id)
-    assert row.result is not None
+    result = _done(store, plan_id)
     if kind == "time-vs-message":
-        fig = time_figure(row.result)
+        fig = time_figure(result)
     else:
-        name = algorithm or row.result["algorithms"][0]["algorithm"]
-        fig = channel_usage_figure(row.result, store.solutions(plan_id, name), name)
+        name = algorithm or result.algorithms[0].algorithm
+        fig = channel_usage_figure(result, store.solutions(plan_id, name), name)
     media = "image/png" if fmt == "png" else "image/svg+xml"
     return Response(render(fig, fmt), media_type=media)

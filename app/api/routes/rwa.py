@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Body, Query
 
 from app.api.errors import responses
-from app.compute import rwa_async
-from app.schemas import MAX_TIME_LIMIT_S, Method, RwaInput
+from app.jobs.pool import rwa_async
+from app.schemas.requests import MAX_TIME_LIMIT_S, RwaInput, SolveSettings
+from app.schemas.results import RwaResponse
 from app.settings import get_settings
+from solver.outcome import Method
 
 router = APIRouter(prefix="/rwa", tags=["rwa"])
 
@@ -21,12 +23,15 @@ EXAMPLE = {
 }
 
 
-@router.post("", responses=responses(400, 413, 422, 503))
+@router.post("", response_model=RwaResponse, responses=responses(400, 413, 422, 503))
 async def solve(
     body: Annotated[RwaInput, Body(openapi_examples={"small": {"value": EXAMPLE}})],
-    method: Annotated[Method, Query(description="auto, exact, exact-highs or heuristic")] = "auto",
+    method: Annotated[Method, Query(description="auto, exact, exact-highs or heuristic")] = (
+        Method.AUTO
+    ),
     time_limit_s: Annotated[float, Query(gt=0, le=MAX_TIME_LIMIT_S)] = 10.0,
-) -> dict[str, Any]:
+) -> RwaResponse:
     """chi, lower bound, status, steps, method and the validated assignment. Solved in a solver
-    process (app.compute), so a long solve does not block the event loop."""
-    return await rwa_async(body.model_dump(), method, time_limit_s, get_settings().solver_processes)
+    process (app.jobs.pool), so a long solve does not block the event loop."""
+    settings = SolveSettings(method=method, time_limit_s=time_limit_s)
+    return await rwa_async(body, settings, get_settings().solver_processes)

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 import numpy as np
 
 from app.persistence.codec import decode
 from app.persistence.store import Solution
-from app.plans import ring_of
+from app.schemas.results import PlanResult
 from models.ring import DIRECTION_LABELS
 from models.stage import Stage
 from solver.assignment import Assignment
@@ -31,26 +30,26 @@ COLUMNS = (
 CHUNK_ROWS = 50_000
 
 
-def rows(result: dict[str, Any], solutions: Iterable[Solution], fmt: str) -> Iterator[str]:
-    """Text chunks of the table; `result` is the stored plan document."""
-    ring = ring_of(result)
+def rows(result: PlanResult, solutions: Iterable[Solution], fmt: str) -> Iterator[str]:
+    """Text chunks of the table of the plan's algorithms."""
+    ring = result.ring.ring()
     by_algorithm: dict[str, dict[int, bytes]] = {}
     for sol in solutions:
         by_algorithm.setdefault(sol.algorithm, {})[sol.stage_index] = sol.data
     if fmt == "csv":
         yield ",".join(COLUMNS) + "\n"
-    for entry in result["algorithms"]:
-        name = entry["algorithm"]
+    for entry in result.algorithms:
+        name = entry.algorithm
         stored = by_algorithm.get(name, {})
         decoded: dict[int, tuple[Stage, Assignment]] = {}
-        for stage in entry["stages"]:
-            key = stage["solution_stage"]
+        for stage in entry.stages:
+            key = stage.solution_stage
             if key not in stored:
                 continue
             if key not in decoded:
                 decoded[key] = decode(stored[key])
             demands, assignment = decoded[key]
-            yield from _format(name, stage["index"], assignment.lightpaths(ring, demands), fmt)
+            yield from _format(name, stage.index, assignment.lightpaths(ring, demands), fmt)
 
 
 def _format(name: str, index: int, table: dict[str, np.ndarray], fmt: str) -> Iterator[str]:

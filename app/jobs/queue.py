@@ -1,20 +1,24 @@
 """Queued plans: run in threads of the API process (embedded default) or by RQ workers
 reading Redis (`RWAOPT_JOBS=rq`, workers started with `rwaopt worker`).
 
-Both run `run_plan_job`, which reads the request from the database and writes the result back
-in one transaction, so a job that dies leaves the plan queued/running, never half-written.
+Both run `run_plan_job`, which reads the request from the database (validated there: it crossed
+a storage boundary) and writes the result back in one transaction, so a job that dies leaves
+the plan queued/running, never half-written.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 from concurrent.futures import CancelledError, ThreadPoolExecutor
 from typing import Any
 
-from app.compute import plan_here, plan_in_pool
 from app.errors import WorkerFailedError, error_body, internal
+from app.jobs.executors import SharedExecutor
+from app.jobs.pool import plan_in_pool
 from app.persistence.store import PlanStore
+from app.planning import prepare
+from app.schemas.documents import PlanStatus
+from app.service import execute
 from app.settings import Settings, get_settings
 from models.errors import RwaoptError
 
@@ -35,10 +39,8 @@ def run_plan_job(
     if row is None or not store.mark_running(plan_id):
         return "gone"
     try:
-        if solver_processes is None:
-            result, solutions, seconds = plan_here(row.request)
-        else:
-            result, solutions, seconds = plan_in_pool(row.request, solver_processes)
+        spec = prepare(row.request)
+        solved = execute(spec) if solver_processes is None else plan_in_pool(spec, solver_processes)
     except CancelledError:  # the API is shutting down: leave it to the next start
         return "interrupted"
     except RwaoptError as error:
@@ -48,35 +50,25 @@ def run_plan_job(
         log.exception("plan %s failed", plan_id)
         store.fail(plan_id, error_body(internal(error)))
         return "failed"
-    return "done" if store.finish(plan_id, result, solutions, seconds) else "gone"
+    finished = store.finish(plan_id, solved.result, solved.solutions, solved.seconds)
+    return "done" if finished else "gone"
 
 
-_threads: ThreadPoolExecutor | None = None
-_lock = threading.Lock()
-
-
-def _pool(workers: int) -> ThreadPoolExecutor:
-    global _threads
-    with _lock:
-        if _threads is None:
-            _threads = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rwaopt-plan")
-        return _threads
+_threads = SharedExecutor(
+    lambda workers: ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rwaopt-plan")
+)
 
 
 def shutdown() -> None:
     """Stop inline jobs: queued ones are dropped (they stay queued in the database and are
     resubmitted at the next start), running ones finish first."""
-    global _threads
-    with _lock:
-        threads, _threads = _threads, None
-    if threads is not None:
-        threads.shutdown(wait=True, cancel_futures=True)
+    _threads.shutdown()
 
 
 def submit(plan_id: str, settings: Settings | None = None) -> None:
     settings = settings or get_settings()
     if settings.jobs == "inline":
-        _pool(settings.inline_workers).submit(
+        _threads.get(settings.inline_workers).submit(
             run_plan_job, plan_id, settings.database_url, settings.solver_processes
         )
         return
@@ -101,7 +93,7 @@ def on_job_failure(job: Any, _connection: Any, kind: type, value: BaseException,
     plan_id, database_url = job.args[0], job.args[1]
     store = PlanStore(database_url)
     row = store.get(plan_id)
-    if row is not None and row.status in ("queued", "running"):
+    if row is not None and row.status in (PlanStatus.QUEUED, PlanStatus.RUNNING):
         failure = WorkerFailedError(
             f"the worker stopped solving this plan ({kind.__name__}: {value}); "
             "post it again, perhaps with a shorter time limit or a smaller ring"

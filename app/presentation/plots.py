@@ -10,41 +10,37 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable
-from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
 
-from app.errors import NotFoundError
 from app.persistence.codec import decode
 from app.persistence.store import Solution
-from app.plans import ring_of
+from app.schemas.results import PlanResult
 
 KINDS = ("channel-usage", "time-vs-message")
 
 
-def channel_usage(
-    result: dict[str, Any], solutions: Iterable[Solution], algorithm: str
-) -> np.ndarray:
+def channel_usage(result: PlanResult, solutions: Iterable[Solution], algorithm: str) -> np.ndarray:
     """Usage array of shape (2 directions, stages, N links) for one algorithm of the plan."""
-    entry = _entry(result, algorithm)
-    ring = ring_of(result)
+    entry = result.algorithm(algorithm)
+    ring = result.ring.ring()
     stored = {s.stage_index: s.data for s in solutions if s.algorithm == algorithm}
     per_solution: dict[int, np.ndarray] = {}
-    usage = np.zeros((2, len(entry["stages"]), ring.nodes))
-    for row, stage in enumerate(entry["stages"]):
-        key = stage["solution_stage"]
+    usage = np.zeros((2, len(entry.stages), ring.nodes))
+    for row, stage in enumerate(entry.stages):
+        key = stage.solution_stage
         if key not in per_solution:
             demands, assignment = decode(stored[key])
             per_solution[key] = assignment.link_loads(ring, demands).astype(float)
-        slots = stage["steps"] * ring.channels_per_direction
+        slots = stage.steps * ring.channels_per_direction
         if slots:
             usage[:, row, :] = per_solution[key] / slots
     return usage
 
 
 def channel_usage_figure(
-    result: dict[str, Any], solutions: Iterable[Solution], algorithm: str
+    result: PlanResult, solutions: Iterable[Solution], algorithm: str
 ) -> Figure:
     usage = channel_usage(result, solutions, algorithm)
     stages, nodes = usage.shape[1], usage.shape[2]
@@ -68,33 +64,33 @@ def channel_usage_figure(
     assert image is not None
     fig.colorbar(image, ax=axes, label="channel usage (lightpaths / (slots x F w))")
     fig.suptitle(
-        f"{result['collective']} {algorithm}: channel usage per link and stage "
-        f"(N={nodes}, F={result['ring']['fibers_per_direction']}, "
-        f"w={result['ring']['wavelengths_per_fiber']})"
+        f"{result.collective} {algorithm}: channel usage per link and stage "
+        f"(N={nodes}, F={result.ring.fibers_per_direction}, "
+        f"w={result.ring.wavelengths_per_fiber})"
     )
     return fig
 
 
-def time_figure(result: dict[str, Any]) -> Figure:
+def time_figure(result: PlanResult) -> Figure:
     fig = Figure(figsize=(8, 5), layout="constrained")
     ax = fig.subplots()
     bound_x: list[float] = []
     bound_y: list[float] = []
-    for i, entry in enumerate(result["algorithms"]):
+    for i, entry in enumerate(result.algorithms):
         colour = f"C{i % 10}"
-        timings = sorted(entry["timings"], key=lambda t: t["message_bytes"])
-        x = [t["message_bytes"] for t in timings]
+        timings = sorted(entry.timings, key=lambda t: t.message_bytes)
+        x = [t.message_bytes for t in timings]
         ax.plot(
             x,
-            [t["time_s"] for t in timings],
+            [t.time_s for t in timings],
             "o-",
             color=colour,
-            label=f"{entry['algorithm']} ({entry['true_steps']} steps)",
+            label=f"{entry.algorithm} ({entry.true_steps} steps)",
         )
-        claimed = [t["claimed_time_s"] for t in timings]
-        if all(c is not None for c in claimed):
+        claimed = [t.claimed_time_s for t in timings if t.claimed_time_s is not None]
+        if len(claimed) == len(timings):
             ax.plot(x, claimed, "x--", color=colour, alpha=0.6)
-        bound_x, bound_y = x, [t["hardware_bound_s"] for t in timings]
+        bound_x, bound_y = x, [t.hardware_bound_s for t in timings]
     ax.plot(bound_x, bound_y, "k:", label="hardware lower bound")
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -103,8 +99,8 @@ def time_figure(result: dict[str, Any]) -> Figure:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="small", title="solid: true RWA, dashed: closed form")
     ax.set_title(
-        f"{result['collective']} on N={result['ring']['nodes']}, "
-        f"F={result['ring']['fibers_per_direction']}, w={result['ring']['wavelengths_per_fiber']}"
+        f"{result.collective} on N={result.ring.nodes}, "
+        f"F={result.ring.fibers_per_direction}, w={result.ring.wavelengths_per_fiber}"
     )
     return fig
 
@@ -113,11 +109,3 @@ def render(fig: Figure, fmt: str) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format=fmt, dpi=110)
     return buffer.getvalue()
-
-
-def _entry(result: dict[str, Any], algorithm: str) -> dict[str, Any]:
-    for entry in result["algorithms"]:
-        if entry["algorithm"] == algorithm:
-            return dict(entry)
-    names = ", ".join(e["algorithm"] for e in result["algorithms"])
-    raise NotFoundError(f"this plan has no algorithm {algorithm!r}; it has: {names}")

@@ -1,0 +1,1 @@
+"""Where plans are solved: a pool of solver processes, and the queue of stored plans."""

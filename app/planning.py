@@ -1,0 +1,220 @@
+"""A plan request checked into a `PlanSpec`, then solved algorithm by algorithm.
+
+`prepare` is the one checker behind the schema: the CLI and REST both validate a
+`PlanRequest` (pydantic, once) and pass it here; `run_plan` solves the spec (in the CLI's
+process, a solver process of the API, or an RQ worker) and returns the solver's own results,
+which `app.schemas.results` turns into the answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from app.schemas.requests import DEFAULT_SEARCH_BUDGET_S, PlanRequest
+from app.settings import get_settings
+from models.algorithms.base import Algorithm, Collective, Params, ShapeMode
+from models.algorithms.catalog import algorithms, get_algorithm
+from models.errors import AlgorithmRefusedError, InvalidInputError, UnknownAlgorithmError
+from models.optics import OpticalParameters
+from models.optics import max_hops as max_hops_for
+from models.ring import Hardware, Ring
+from solver.feasibility import PlanOptics, evaluate_plan
+from solver.outcome import SolveOptions
+from solver.plan import AlgorithmPlan, ProgressCallback, StageCache, plan_algorithm
+from solver.shape_search import BestShape, search_best_shape
+from solver.solve import check_exact_size
+
+PlanProgress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class AlgorithmChoice:
+    """One algorithm of a plan and which of its shapes to report: the paper's, the best
+    found by search, or the explicit parameters given (already resolved)."""
+
+    algorithm: Algorithm
+    shape: ShapeMode
+    params: Params  # the explicit shape, or the paper's
+
+
+@dataclass(frozen=True)
+class PlanSpec:
+    """A checked plan request: every algorithm resolved against the ring, nothing solved yet.
+    Built by `prepare_plan` (so bad input fails before any job is queued)."""
+
+    collective: Collective
+    ring: Ring
+    hardware: Hardware
+    choices: tuple[AlgorithmChoice, ...]
+    message_bytes: tuple[float, ...]
+    options: SolveOptions = field(default_factory=SolveOptions)
+    optics: OpticalParameters = field(default_factory=OpticalParameters)
+    search_budget_s: float = DEFAULT_SEARCH_BUDGET_S
+    skipped: tuple[tuple[str, str], ...] = ()  # (algorithm, why) left out of "all"
+
+
+@dataclass(frozen=True)
+class PlannedAlgorithm:
+    """A solved plan (the shape asked for) with the paper's shape and the search beside it,
+    its optical feasibility, and with a hop limit the true steps of the same shape without
+    it (what the routing constraint costs)."""
+
+    algorithm: Algorithm
+    plan: AlgorithmPlan
+    shape: ShapeMode
+    paper: AlgorithmPlan
+    best: BestShape | None
+    optics: PlanOptics
+    max_hops: int | None = None
+    unconstrained_steps: int | None = None
+
+
+def prepare(request: PlanRequest) -> PlanSpec:
+    """Check everything a plan needs beyond its schema (every algorithm resolved against the
+    ring, nothing solved); raises RwaoptError subclasses, so bad input fails before any job is
+    queued. algorithms "all" picks every algorithm of the collective that accepts the ring
+    with its parameters. max_lightpath_hops "loss_budget" forbids lightpaths longer than the
+    optics allow (models.optics.max_hops). An algorithm with parameters is planned at that
+    explicit shape; the others at `request.shape` (one mode, or per algorithm).
+    Without `search_budget_s` the search gets RWAOPT_SHAPE_SEARCH_BUDGET_S."""
+    ring = request.ring.ring()
+    optics = request.optics.parameters()
+    collective = request.collective
+    params: dict[str, Params] = {
+        name: {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+        for name, values in request.parameters.items()
+    }
+    max_hops: int | None
+    if request.max_lightpath_hops == "loss_budget":
+        max_hops, limited_by = max_hops_for(optics)
+        if max_hops < 1:
+            raise InvalidInputError(
+                f"with these optics not even a one-hop lightpath is reliable ({limited_by}); "
+                "raise laser_power_dbm, or plan without max_lightpath_hops"
+            )
+    else:
+        max_hops = request.max_lightpath_hops
+    if request.algorithms == "all":
+        unknown = sorted(set(params) - {a.name for a in algorithms(collective)})
+        if unknown:
+            raise UnknownAlgorithmError(
+                f"parameters given for {', '.join(unknown)}, not an algorithm of {collective}"
+            )
+        chosen, skipped = [], []
+        for a in algorithms(collective):
+            why = a.refusal(ring, a.fill_defaults(ring, dict(params.get(a.name, {}))))
+            if why is None:
+                chosen.append(a)
+            else:
+                skipped.append((a.name, why))
+    else:
+        names = request.algorithms
+        chosen, skipped = [get_algorithm(collective, name) for name in names], []
+        stray = sorted(set(params) - set(names))
+        if stray:
+            raise InvalidInputError(
+                f"parameters given for {', '.join(stray)}, which is not among the algorithms"
+            )
+    if not chosen:
+        raise AlgorithmRefusedError(
+            f"no {collective} algorithm accepts N={ring.nodes} with these parameters"
+        )
+    shapes = request.shape
+    per_algorithm = shapes if isinstance(shapes, dict) else {}
+    stray_shapes = sorted(set(per_algorithm) - {a.name for a in chosen})
+    if stray_shapes:
+        raise InvalidInputError(
+            f"shape given for {', '.join(stray_shapes)}, which is not among the algorithms"
+        )
+    default_shape = ShapeMode.BEST if isinstance(shapes, dict) else shapes
+    choices = []
+    for a in chosen:
+        if a.name in params:
+            if a.name in per_algorithm:
+                raise InvalidInputError(
+                    f"{a.name}: parameters give an explicit shape; drop them to plan its "
+                    f"{per_algorithm[a.name]} shape"
+                )
+            choices.append(AlgorithmChoice(a, ShapeMode.EXPLICIT, a.resolve(ring, params[a.name])))
+        else:
+            mode = per_algorithm.get(a.name, default_shape)
+            choices.append(AlgorithmChoice(a, mode, a.paper_shape(ring)))
+    for choice in choices:  # an exact method too large for a stage: refuse before solving
+        for stage in choice.algorithm.stages(ring, choice.params):
+            check_exact_size(stage, request.method)
+    return PlanSpec(
+        collective=collective,
+        ring=ring,
+        hardware=request.hardware.hardware(),
+        choices=tuple(choices),
+        message_bytes=tuple(request.message_sizes_bytes),
+        options=request.options(max_hops),
+        optics=optics,
+        search_budget_s=request.search_budget_s or get_settings().shape_search_budget_s,
+        skipped=tuple(skipped),
+    )
+
+
+def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> list[PlannedAlgorithm]:
+    """Solve every chosen algorithm at its paper shape and at the shape asked for (searching
+    the best one when asked), and evaluate the optics of the latter;
+    `progress(algorithm, done, total)` reports the stages of the paper shape."""
+    out = []
+    for choice in spec.choices:
+        algorithm = choice.algorithm
+        step = None if progress is None else _bind(progress, algorithm.name)
+        cache = StageCache()
+        paper_params = algorithm.paper_shape(spec.ring)
+        paper = _solve(spec, algorithm, paper_params, step, spec.options, cache)
+        best = None
+        if choice.shape == ShapeMode.PAPER:
+            plan = paper
+        elif choice.shape == ShapeMode.EXPLICIT:
+            plan = _solve(spec, algorithm, choice.params, None, spec.options, cache)
+        else:
+            best = search_best_shape(
+                algorithm,
+                spec.ring,
+                spec.message_bytes,
+                spec.hardware,
+                spec.options,
+                spec.search_budget_s,
+                paper,
+                cache,
+            )
+            plan = best.plan
+        baseline = None
+        if spec.options.max_hops is not None:
+            free = replace(spec.options, max_hops=None)
+            baseline = _solve(spec, algorithm, plan.params, None, free, None).true_steps
+        out.append(
+            PlannedAlgorithm(
+                algorithm,
+                plan,
+                choice.shape,
+                paper,
+                best,
+                evaluate_plan(plan, spec.optics),
+                spec.options.max_hops,
+                baseline,
+            )
+        )
+    return out
+
+
+def _solve(
+    spec: PlanSpec,
+    algorithm: Algorithm,
+    params: Params,
+    progress: ProgressCallback | None,
+    options: SolveOptions,
+    cache: StageCache | None,
+) -> AlgorithmPlan:
+    return plan_algorithm(
+        algorithm, spec.ring, params, spec.message_bytes, spec.hardware, options, progress, cache
+    )
+
+
+def _bind(progress: PlanProgress, name: str) -> ProgressCallback:
+    return lambda done, total: progress(name, done, total)

@@ -1,0 +1,158 @@
+"""The CLI's text and CSV views of the result models (the JSON view is the model itself)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from app.schemas.results import AlgorithmResult, CatalogEntry, PlanResult, RwaResponse
+from models.algorithms.base import Unit
+
+
+def size_text(message_bytes: float) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if message_bytes >= scale and message_bytes % scale == 0:
+            return f"{message_bytes / scale:g} {unit}"
+    return f"{message_bytes:g} B"
+
+
+def catalog_text(entries: list[CatalogEntry]) -> str:
+    lines = []
+    for e in entries:
+        line = f"{e.collective:<10} {e.name:<7} {e.closed_form.steps}"
+        if e.claimed is not None:
+            unit = "" if e.claimed.unit == Unit.STEPS else f" {e.claimed.unit}"
+            line += f"  = {e.claimed.value}{unit}"
+        lines += [line, f"{'':<18} source: {e.closed_form.source}"]
+    return "\n".join(lines) + "\n"
+
+
+def rwa_text(answer: RwaResponse) -> str:
+    return (
+        f"chi={answer.chi} lower_bound={answer.lower_bound} status={answer.status} "
+        f"steps={answer.steps} method={answer.method} lightpaths={len(answer.assignment)}\n"
+    )
+
+
+def _shape_text(p: AlgorithmResult) -> str:
+    """'best k=..' style: which shape the row is, with its parameters."""
+    values = ",".join(
+        f"{k}={'x'.join(map(str, v)) if isinstance(v, list) else v}"
+        for k, v in p.parameters.items()
+        if k != "stages"
+    )
+    optimal = "" if p.steps_optimal else " (gap)"
+    return f"{p.shape} {values}".strip() + optimal
+
+
+def plan_text(result: PlanResult) -> str:
+    """Claimed vs true steps and times per algorithm, the searches, the recommendation and the
+    optics table."""
+    out: list[str] = []
+    sizes = [t.message_bytes for t in result.algorithms[0].timings]
+    head = f"{'algorithm':<10}{'shape':<28}{'claimed':>14}{'true':>8}{'bound':>8}{'paper':>8}"
+    head += "".join(f"{size_text(m) + ' (s)':>14}" for m in sizes)
+    out.append(head)
+    for p in result.algorithms:
+        claim = p.claimed
+        claimed = "-"
+        if claim is not None and claim.value is not None:
+            claimed = f"{claim.value:g}" + ("" if claim.unit == Unit.STEPS else f" {claim.unit}")
+        line = f"{p.algorithm:<10}{_shape_text(p):<28}{claimed:>14}{p.true_steps:>8}"
+        line += f"{p.steps_lower_bound:>8}{p.shapes.paper.true_steps:>8}"
+        line += "".join(f"{t.time_s:>14.6g}" for t in p.timings)
+        out.append(line)
+    for p in result.algorithms:
+        search = p.shapes.search
+        if search is not None and (search.evaluated + search.pruned > 1 or not search.exhaustive):
+            how = "exhaustive" if search.exhaustive else f"cut: {search.note}"
+            out.append(
+                f"search {p.algorithm}: {search.candidates} shapes, {search.evaluated} solved, "
+                f"{search.pruned} pruned by bounds, {search.seconds:.1f} s, {how}"
+            )
+        counts = p.message_counts
+        if counts is not None:
+            out.append(
+                f"{p.algorithm}: K = {counts.rounds} rounds, D = "
+                f"{counts.blocks_sent_per_process} blocks per process (counted on the "
+                f"{counts.counted_on}); optical steps are rwaopt's own measure"
+            )
+    for skipped in result.skipped:
+        out.append(f"skipped {skipped.algorithm}: {skipped.reason}")
+    for r in result.recommendation:
+        out.append(f"fastest feasible at {size_text(r.message_bytes)}: {r.why}")
+    first = result.algorithms[0].feasibility
+    out.append(
+        f"optics (OpTree eqs. 4-9, SNR read in {first.parameters.snr_scale} by eq. 9, needs "
+        f"{first.required_snr_db:.1f} dB; defaults are assumptions, see README):"
+    )
+    out.append(
+        f"{'algorithm':<10}{'hops':>6}{'L_max':>8}{'margin dB':>11}{'worst BER':>11}"
+        f"{'min laser dBm':>15}  feasible"
+    )
+    for p in result.algorithms:
+        f = p.feasibility
+        margin = "-" if f.margin_db is None else f"{f.margin_db:.2f}"
+        ber = "-" if f.ber is None else f"{f.ber:.3g}"
+        laser = "-" if f.min_laser_power_dbm is None else f"{f.min_laser_power_dbm:.2f}"
+        verdict = "yes"
+        if not f.feasible and f.blocking is not None:
+            st = f.stages[f.blocking.stage]
+            verdict = (
+                f"no: stage {st.index}: {st.failing}/{st.lightpaths} lightpaths fail "
+                f"({st.failing_power} power, {st.failing_ber} BER)"
+            )
+        if f.max_hops > f.closed_form.l_max_hops:
+            verdict += " [longest lightpath exceeds L_max]"
+        out.append(
+            f"{p.algorithm:<10}{f.max_hops:>6}{f.closed_form.l_max_hops:>8.4g}"
+            f"{margin:>11}{ber:>11}{laser:>15}  {verdict}"
+        )
+    return "\n".join(out) + "\n"
+
+
+CSV_COLUMNS = (
+    "algorithm",
+    "shape",
+    "parameters",
+    "claimed_steps",
+    "true_steps",
+    "steps_lower_bound",
+    "steps_optimal",
+    "channels_optimal",
+    "paper_true_steps",
+    "message_bytes",
+    "time_s",
+    "claimed_time_s",
+    "hardware_bound_s",
+    "efficiency",
+)
+
+
+def plan_csv(result: PlanResult) -> str:
+    """One row per algorithm and message size."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for p in result.algorithms:
+        for t in p.timings:
+            writer.writerow(
+                [
+                    p.algorithm,
+                    p.shape,
+                    json.dumps(p.parameters, separators=(",", ":")),
+                    p.claimed_steps,
+                    p.true_steps,
+                    p.steps_lower_bound,
+                    p.steps_optimal,
+                    p.channels_optimal,
+                    p.shapes.paper.true_steps,
+                    t.message_bytes,
+                    t.time_s,
+                    t.claimed_time_s,
+                    t.hardware_bound_s,
+                    t.efficiency,
+                ]
+            )
+    return out.getvalue()

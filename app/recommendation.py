@@ -1,0 +1,93 @@
+"""Which algorithm to use, per message size (SPEC section 10): the fastest by true time among
+those the feasibility block beside it calls feasible, so the two never disagree."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from app.planning import PlannedAlgorithm
+from app.schemas.results import ClosestToFeasible, Recommendation
+
+
+def recommendation(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
+    """Per message size (SPEC section 10): the fastest algorithm by true time among those
+    whose feasibility block says feasible, with why; the faster infeasible ones it passed
+    over; what the papers' closed forms would have picked. When none is feasible, no
+    algorithm is named: the one closest to feasibility is, with the laser power it lacks."""
+    advice: list[Recommendation] = []
+    if not planned:
+        return advice
+    plans = [p.plan for p in planned]
+    feasible = {p.plan.algorithm for p in planned if p.optics.feasible}
+    for i, size in enumerate(plans[0].timings):
+        ranked = sorted(plans, key=lambda p: (p.timings[i].time_s, p.true_steps, p.algorithm))
+        usable = [p for p in ranked if p.algorithm in feasible]
+        claimed = [p for p in plans if p.timings[i].claimed_time_s is not None]
+        by_claim = min(
+            claimed, key=lambda p: (p.timings[i].claimed_time_s or 0.0, p.algorithm), default=None
+        )
+        fastest = ranked[0]
+        entry = Recommendation(
+            message_bytes=size.message_bytes,
+            algorithm=None,
+            time_s=None,
+            feasible=bool(usable),
+            tied_with=[],
+            fastest_regardless_of_optics=fastest.algorithm,
+            skipped_infeasible=[],
+            closest_to_feasible=None,
+            fastest_by_closed_form=None if by_claim is None else by_claim.algorithm,
+            why="",
+        )
+        if not usable:
+            closest = min(planned, key=_laser_shortfall_db)
+            short = _laser_shortfall_db(closest)
+            entry.closest_to_feasible = ClosestToFeasible(
+                algorithm=closest.plan.algorithm,
+                laser_power_shortfall_db=short,
+                min_laser_power_dbm=closest.optics.min_laser_power_dbm,
+            )
+            entry.why = (
+                "no algorithm is optically feasible with these optics; closest: "
+                f"{closest.plan.algorithm}, which needs {short:.3g} dB more laser power "
+                f"(fastest regardless of optics: {fastest.algorithm})"
+            )
+            advice.append(entry)
+            continue
+        best = usable[0]
+        t = best.timings[i]
+        skipped = [p.algorithm for p in ranked[: ranked.index(best)]]
+        tied = [p.algorithm for p in usable[1:] if p.timings[i].time_s <= t.time_s * (1 + 1e-9)]
+        why = (
+            f"{best.algorithm}: {best.true_steps} true steps, {t.time_s:.6g} s "
+            f"({t.efficiency:.1%} of the hardware bound's speed), optically feasible"
+        )
+        if skipped:
+            why += f"; faster but optically infeasible: {', '.join(skipped)}"
+        if tied:
+            why += f"; tied with {', '.join(tied)}"
+        slower = [p for p in usable[1:] if p.algorithm not in tied]
+        if slower:
+            runner = slower[0]
+            why += (
+                f"; next feasible {runner.algorithm}: {runner.true_steps} steps, "
+                f"{runner.timings[i].time_s:.6g} s"
+            )
+        if by_claim is not None and by_claim.algorithm != best.algorithm:
+            why += (
+                f"; the papers' closed forms would pick {by_claim.algorithm} "
+                f"(claimed {by_claim.claimed_steps:g} steps, true {by_claim.true_steps})"
+            )
+        entry.algorithm, entry.time_s, entry.why = best.algorithm, t.time_s, why
+        entry.tied_with, entry.skipped_infeasible = tied, skipped
+        advice.append(entry)
+    return advice
+
+
+def _laser_shortfall_db(planned: PlannedAlgorithm) -> float:
+    """How much more laser power the plan needs to be reliable (inf when no power would do)."""
+    need = planned.optics.min_laser_power_dbm
+    if need is None or not math.isfinite(need):
+        return math.inf
+    return need - planned.optics.params.laser_power_dbm

@@ -1,0 +1,1 @@
+"""Pydantic types at the boundary: requests (validated once), results, stored documents."""

@@ -1,0 +1,281 @@
+"""What rwaopt takes: REST bodies, CLI input files and options, validated once here."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
+
+from app.schemas.mirror import Mirror
+from models.algorithms.base import Collective, ShapeMode
+from models.optics import ASSUMPTIONS, MIN_TARGET_BER, OpticalParameters
+from models.ring import ALLOWED_NAMES, Hardware, Ring
+from models.stage import Stage
+from solver.outcome import Method, SolveOptions
+
+MAX_NODES = 4096
+MAX_DEMANDS = 2_000_000
+MAX_TIME_LIMIT_S = 600.0
+MAX_COUNT = 2**31 - 1  # unit lightpaths of one demand
+MAX_RWA_LIGHTPATHS = 1_000_000  # one POST /api/v1/rwa answer lists every unit lightpath
+
+
+Demand = Annotated[
+    list[int | str],
+    WithJsonSchema(
+        {
+            "type": "array",
+            "prefixItems": [
+                {"type": "integer", "title": "source", "minimum": 0, "maximum": MAX_NODES - 1},
+                {"type": "integer", "title": "destination", "minimum": 0, "maximum": MAX_NODES - 1},
+                {"type": "integer", "title": "count", "minimum": 1, "maximum": MAX_COUNT},
+                {"type": "string", "enum": ["cw", "ccw", "any"], "title": "direction"},
+            ],
+            "items": False,
+            "minItems": 3,
+            "maxItems": 4,
+        }
+    ),
+]
+
+
+class RwaInput(BaseModel):
+    """One stage: `{"nodes", "fibers", "wavelengths", "demands": [[s, d, k(, dir)], ...]}`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    nodes: Annotated[int, Field(ge=2, le=MAX_NODES, description="ring size N")]
+    fibers: Annotated[int, Field(ge=1, le=64, description="fibres per direction F")] = 1
+    wavelengths: Annotated[int, Field(ge=1, le=4096, description="wavelengths per fibre w")] = 64
+    demands: Annotated[
+        list[Demand],
+        Field(
+            max_length=MAX_DEMANDS,
+            description="[source, destination, count] or with a 4th element 'cw', 'ccw' or "
+            "'any' restricting the direction",
+        ),
+    ]
+
+    @field_validator("demands")
+    @classmethod
+    def _shape(cls, demands: list[list[int | str]]) -> list[list[int | str]]:
+        for i, row in enumerate(demands):
+            if len(row) not in (3, 4):
+                raise ValueError(f"demand {i} must be [s, d, k] or [s, d, k, direction]")
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in row[:3]):
+                raise ValueError(f"demand {i}: s, d and k must be integers")
+            if not all(-MAX_COUNT <= int(v) <= MAX_COUNT for v in row[:3]):
+                raise ValueError(f"demand {i}: s, d and k must be at most {MAX_COUNT}")
+            if len(row) == 4 and row[3] not in ("cw", "ccw", "any"):
+                raise ValueError(f"demand {i}: direction must be 'cw', 'ccw' or 'any'")
+        total = sum(int(row[2]) for row in demands)
+        if total > MAX_RWA_LIGHTPATHS:
+            raise ValueError(
+                f"the demands ask for {total} unit lightpaths; one stage's answer lists each, "
+                f"so at most {MAX_RWA_LIGHTPATHS} (split the stage, or plan an algorithm: "
+                "plans stream their lightpaths)"
+            )
+        return demands
+
+    def ring(self) -> Ring:
+        return Ring(self.nodes, self.fibers, self.wavelengths)
+
+    def stage(self) -> Stage:
+        rows = self.demands
+        return Stage.from_demands(
+            self.nodes,
+            [int(r[0]) for r in rows],
+            [int(r[1]) for r in rows],
+            [int(r[2]) for r in rows],
+            [ALLOWED_NAMES[str(r[3]) if len(r) == 4 else "any"] for r in rows],
+        )
+
+
+AskedShape = Literal[ShapeMode.PAPER, ShapeMode.BEST]  # "explicit" comes from `parameters`
+
+
+DEFAULT_SEARCH_BUDGET_S = 30.0  # per algorithm; RWAOPT_SHAPE_SEARCH_BUDGET_S overrides
+MAX_SEARCH_BUDGET_S = 3600.0
+MAX_MESSAGE_BYTES = 1e15  # 1 PB: beyond this a message size is a typo, not a plan
+MAX_MESSAGE_SIZES = 64
+MAX_ALGORITHMS = 32
+
+
+class RingSpec(Mirror):
+    """The WDM ring (SPEC section 1)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    nodes: int = Field(ge=2, le=MAX_NODES, description="ring size N (nodes/GPUs)")
+    fibers_per_direction: int = Field(default=1, ge=1, le=64, description="fibres per direction F")
+    wavelengths_per_fiber: int = Field(
+        default=64, ge=1, le=4096, description="wavelengths per fibre w"
+    )
+
+    def ring(self) -> Ring:
+        return Ring(self.nodes, self.fibers_per_direction, self.wavelengths_per_fiber)
+
+
+class HardwareSpec(BaseModel):
+    """Per-slot time constants (OpTree journal Sec. V-A, WRHT Table II)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    bandwidth_per_wavelength_gbps: float = Field(
+        default=40.0, ge=1e-3, le=1e4, description="line rate of one wavelength, Gb/s"
+    )
+    mrr_reconfiguration_us: float = Field(
+        default=25.0, ge=0, le=1e6, description="micro-ring retuning delay per slot, us"
+    )
+    oeo_cycles_per_flit: float = Field(
+        default=1.0, ge=0, le=1e6, description="O/E/O conversion clock cycles per flit"
+    )
+    flit_bytes: int = Field(default=32, ge=1, le=1 << 20, description="flit size, bytes")
+    clock_ghz: Annotated[
+        float,
+        Field(
+            ge=1e-3,
+            le=100,
+            description="clock of the O/E/O conversion, GHz (an assumption: "
+            "the papers give none; 4.0 is the WRHT paper's i7-6700K)",
+        ),
+    ] = 4.0
+
+    def hardware(self) -> Hardware:
+        return Hardware(**self.model_dump())
+
+
+AlgorithmParams = dict[str, int | list[int]]
+
+
+class OpticsSpec(BaseModel):
+    """Physical constants of the OpTree journal's eqs. (5)-(9). The paper prints no values:
+    every default is an assumption (each field says so), except the BER target."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    laser_power_dbm: Annotated[
+        float, Field(ge=-60, le=60, description=ASSUMPTIONS["laser_power_dbm"])
+    ] = 10.0
+    modulator_loss_db: Annotated[
+        float, Field(ge=0, le=100, description=ASSUMPTIONS["modulator_loss_db"])
+    ] = 1.0
+    pass_loss_db_per_node: Annotated[
+        float, Field(ge=0, le=100, description=ASSUMPTIONS["pass_loss_db_per_node"])
+    ] = 0.1
+    extinction_penalty_db: Annotated[
+        float, Field(ge=0, le=100, description=ASSUMPTIONS["extinction_penalty_db"])
+    ] = 1.0
+    receiver_sensitivity_dbm: Annotated[
+        float, Field(ge=-100, le=60, description=ASSUMPTIONS["receiver_sensitivity_dbm"])
+    ] = 0.0
+    tx_crosstalk_dbm: Annotated[
+        float, Field(ge=-200, le=60, description=ASSUMPTIONS["tx_crosstalk_dbm"])
+    ] = -40.0
+    rx_crosstalk_dbm_per_node: Annotated[
+        float, Field(ge=-200, le=60, description=ASSUMPTIONS["rx_crosstalk_dbm_per_node"])
+    ] = -40.0
+    other_noise_dbm: Annotated[
+        float, Field(ge=-200, le=60, description=ASSUMPTIONS["other_noise_dbm"])
+    ] = -40.0
+    snr_scale: Annotated[Literal["db", "linear"], Field(description=ASSUMPTIONS["snr_scale"])] = (
+        "linear"
+    )
+    target_ber: Annotated[
+        float, Field(ge=MIN_TARGET_BER, lt=0.5, description=ASSUMPTIONS["target_ber"])
+    ] = 1e-9
+
+    def parameters(self) -> OpticalParameters:
+        return OpticalParameters(**self.model_dump())
+
+
+class SolveSettings(BaseModel):
+    """How each stage is solved (`rwaopt rwa`, POST /api/v1/rwa, and every plan)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    method: Annotated[
+        Method,
+        Field(
+            description="auto (heuristic, then CP-SAT on a remaining gap), exact (CP-SAT), "
+            "exact-highs (Pyomo + HiGHS) or heuristic"
+        ),
+    ] = Method.AUTO
+    time_limit_s: Annotated[
+        float, Field(gt=0, le=MAX_TIME_LIMIT_S, description="solver time limit per stage, s")
+    ] = 10.0
+    max_tx_per_node: Annotated[
+        int | None, Field(ge=1, description="most lightpaths a node sends per slot")
+    ] = None
+    max_rx_per_node: Annotated[
+        int | None, Field(ge=1, description="most lightpaths a node receives per slot")
+    ] = None
+
+    def options(self, max_hops: int | None = None) -> SolveOptions:
+        return SolveOptions(
+            self.method, self.time_limit_s, self.max_tx_per_node, self.max_rx_per_node, max_hops
+        )
+
+
+class PlanRequest(SolveSettings):
+    """What `POST /api/v1/plans` and `rwaopt plan` take."""
+
+    ring: RingSpec
+    hardware: HardwareSpec = Field(default_factory=HardwareSpec)
+    collective: Collective
+    algorithms: Annotated[
+        list[str] | Literal["all"],
+        Field(
+            description="algorithm names of the collective, or 'all' (every one that "
+            "accepts this ring)"
+        ),
+    ] = "all"
+    parameters: Annotated[
+        dict[str, AlgorithmParams],
+        Field(description="per algorithm name: its parameters, e.g. {'hring': {'group': 32}}"),
+    ] = Field(default_factory=dict)
+    message_sizes_bytes: Annotated[
+        list[Annotated[float, Field(gt=0, le=MAX_MESSAGE_BYTES)]],
+        Field(
+            min_length=1,
+            max_length=MAX_MESSAGE_SIZES,
+            description="per-node message sizes to time, bytes",
+        ),
+    ]
+    optics: OpticsSpec = Field(default_factory=OpticsSpec)
+    shape: Annotated[
+        AskedShape | dict[str, AskedShape],
+        Field(
+            description="which shape of each algorithm to report: 'paper' (what the paper's "
+            "formulas choose) or 'best' (least true time, searched on true RWA); one for all, "
+            "or per algorithm name. An algorithm given `parameters` is planned at that "
+            "explicit shape",
+        ),
+    ] = ShapeMode.BEST
+    search_budget_s: Annotated[
+        float | None,
+        Field(
+            gt=0,
+            le=MAX_SEARCH_BUDGET_S,
+            description="time budget of each algorithm's best-shape search, s (default: "
+            "RWAOPT_SHAPE_SEARCH_BUDGET_S); the result says whether the search was exhaustive",
+        ),
+    ] = None
+    max_lightpath_hops: Annotated[
+        Annotated[int, Field(ge=1, le=MAX_NODES)] | Literal["loss_budget"] | None,
+        Field(
+            description="routing constraint: no lightpath longer than this many hops; "
+            "'loss_budget' = the longest the optics allow. The result says what it costs "
+            "in steps",
+        ),
+    ] = None
+
+    @field_validator("algorithms")
+    @classmethod
+    def _names(cls, names: list[str] | str) -> list[str] | str:
+        if isinstance(names, list):
+            if not 1 <= len(names) <= MAX_ALGORITHMS:
+                raise ValueError(f"give 1 to {MAX_ALGORITHMS} algorithm names, or 'all'")
+            if len(set(names)) != len(names):
+                raise ValueError("algorithm names repeat")
+        return names
