@@ -17,7 +17,62 @@ Papers (see ../shared/papers):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Unit(StrEnum):
+    """What a closed form counts (SPEC section 8). A claim is compared only with a measured
+    value of the same unit."""
+
+    STEPS = "steps"  # optical time slots on the ring
+    ROUNDS = "rounds"  # messages per process of an MPI algorithm (TRA's K)
+    BLOCKS = "blocks"  # data volume per process (TRA's D)
+    WAVELENGTHS = "wavelengths"
+    HOPS = "hops"
+    STAGES = "stages"  # tree depth k
+    NODES = "nodes"  # a size or radix
+
+
+@dataclass(frozen=True)
+class ClosedForm:
+    """One closed form of a paper, evaluated for a ring (value None where undefined)."""
+
+    quantity: str
+    text: str
+    source: str
+    value: float | None = None
+    alternative: float | None = None
+    note: str = ""
+    unit: Unit = Unit.STEPS
+
+
+Value = int | float | None
+
+
+@dataclass(frozen=True)
+class Formula:
+    """One closed form of a paper, written once: what it counts, its text as printed, where it
+    is printed, and the function that evaluates it (with the printed other case, if any).
+    Algorithms reference these; `evaluate` and `at` give the `ClosedForm` of one ring."""
+
+    quantity: str
+    text: str
+    source: str
+    function: Callable[..., Value]
+    unit: Unit = Unit.STEPS
+    alternative: Callable[..., Value] | None = None
+
+    def evaluate(self, *args: int, note: str = "") -> ClosedForm:
+        other = None if self.alternative is None else self.alternative(*args)
+        return self.at(self.function(*args), other, note)
+
+    def at(self, value: Value, alternative: Value = None, note: str = "") -> ClosedForm:
+        """This formula with values computed by the caller (e.g. the case a shape is in)."""
+        return ClosedForm(
+            self.quantity, self.text, self.source, value, alternative, note, self.unit
+        )
 
 
 def ceil_log(base: int, value: int) -> int:
@@ -43,9 +98,15 @@ def ring_allgather_steps(nodes: int) -> int:
     return nodes - 1
 
 
+RING_ALLGATHER = Formula("steps", "N - 1", "OpTree journal, Table 1", ring_allgather_steps)
+
+
 def ne_allgather_steps(nodes: int) -> float:
     """Neighbor Exchange: N / 2 steps ([OPTREE] Table 1; printed without rounding)."""
     return nodes / 2
+
+
+NE_ALLGATHER = Formula("steps", "N / 2", "OpTree journal, Table 1", ne_allgather_steps)
 
 
 def osm_allgather_steps(nodes: int, wavelengths: int) -> int:
@@ -53,9 +114,23 @@ def osm_allgather_steps(nodes: int, wavelengths: int) -> int:
     return ceil_div(nodes * nodes, 8 * wavelengths)
 
 
+OSM_ALLGATHER = Formula(
+    "steps", "ceil(N^2 / (8 w))", "OpTree journal, Table 1", osm_allgather_steps
+)
+
+
 def one_stage_ring_wavelengths(nodes: int) -> int:
     """Lemma 1 of [OPTREE]: all-to-all routing needs ceil(N^2 / 8) wavelengths on a ring."""
     return ceil_div(nodes * nodes, 8)
+
+
+ONE_STAGE_RING_WAVELENGTHS = Formula(
+    "wavelengths",
+    "ceil(N^2 / 8)",
+    "OpTree journal, Lemma 1",
+    one_stage_ring_wavelengths,
+    Unit.WAVELENGTHS,
+)
 
 
 def one_stage_line_wavelengths(nodes: int) -> int:
@@ -83,6 +158,15 @@ def wrht_allgather_steps_alternative(nodes: int, wavelengths: int) -> int:
     return int(1 + ceil_div(m * (m ** (theta - 1) - 1), m - 1) + theta * m ** (theta - 1))
 
 
+WRHT_ALLGATHER = Formula(
+    "steps",
+    "1 + ceil((m^theta - m) / (m - 1)) + (theta - 1) m^(theta - 1), m = 2w + 1",
+    "OpTree journal, Table 1",
+    wrht_allgather_steps,
+    alternative=wrht_allgather_steps_alternative,
+)
+
+
 def optree_k_star(nodes: int) -> int | None:
     """Lemma 3 / eq. (2) of [OPTREE]: k* = ceil((ln N + sqrt(ln N (ln N - 2))) / 2).
 
@@ -96,16 +180,41 @@ def optree_k_star(nodes: int) -> int | None:
     return math.ceil((ln_n + math.sqrt(radicand)) / 2)
 
 
+OPTREE_K_STAR = Formula(
+    "k_star",
+    "ceil((ln N + sqrt(ln N (ln N - 2))) / 2)",
+    "OpTree journal, Lemma 3 / eq. (2)",
+    optree_k_star,
+    Unit.STAGES,
+)
+
+
 def optree_steps(nodes: int, wavelengths: int, stages: int) -> int:
     """Theorem 1 / eq. (1) of [OPTREE]: S = ceil((2k - 1) N^(1 + 1/k) / (8 w)), k >= 2."""
     exponent = 1.0 + 1.0 / stages
     return math.ceil((2 * stages - 1) * math.pow(nodes, exponent) / (8 * wavelengths))
 
 
+OPTREE_AT_K = Formula(
+    "steps_at_k",
+    "ceil((2k - 1) N^(1 + 1/k) / (8 w)) at the chosen k",
+    "OpTree journal, Theorem 1 / eq. (1)",
+    optree_steps,
+)
+
+
 def optree_steps_optimal(nodes: int, wavelengths: int) -> int | None:
     """Theorem 2 of [OPTREE]: eq. (1) at k = k* (None where k* is undefined)."""
     k = optree_k_star(nodes)
     return None if k is None else optree_steps(nodes, wavelengths, k)
+
+
+OPTREE = Formula(
+    "steps",
+    "ceil((2k* - 1) N^(1 + 1/k*) / (8 w)), k* = ceil((ln N + sqrt(ln N (ln N - 2))) / 2)",
+    "OpTree journal, Theorem 2 with eq. (1) and eq. (2)",
+    optree_steps_optimal,
+)
 
 
 def optree_stage_steps_from_proof(nodes: int, wavelengths: int, stages: int) -> list[int]:
@@ -119,11 +228,31 @@ def optree_stage_steps_from_proof(nodes: int, wavelengths: int, stages: int) -> 
     return [first] + [later] * (stages - 1)
 
 
+def optree_steps_sum_of_proof_stages(nodes: int, wavelengths: int, stages: int) -> int:
+    return sum(optree_stage_steps_from_proof(nodes, wavelengths, stages))
+
+
+OPTREE_PROOF_SUM = Formula(
+    "steps_sum_of_proof_stages",
+    "ceil(m^2/(8w)) ceil(N/m) + (k - 1) ceil(m^2/(4w)) ceil(N/m), m = N^(1/k)",
+    "OpTree journal, proof of Theorem 1",
+    optree_steps_sum_of_proof_stages,
+)
+
+
 def optree_max_path_hops(nodes: int, stages: int) -> float:
     """Eq. (4) of [OPTREE]: L_max = 1 + (N^(1/k) - 1) N^(1 - 1/k)."""
     n = float(nodes)
     return 1.0 + (math.pow(n, 1.0 / stages) - 1.0) * math.pow(n, 1.0 - 1.0 / stages)
 
+
+OPTREE_MAX_HOPS = Formula(
+    "max_path_hops",
+    "1 + (N^(1/k) - 1) N^(1 - 1/k)",
+    "OpTree journal, eq. (4)",
+    optree_max_path_hops,
+    Unit.HOPS,
+)
 
 # ----------------------------------------------------------------------------- all-reduce
 
@@ -133,21 +262,49 @@ def ring_allreduce_steps(nodes: int) -> int:
     return 2 * (nodes - 1)
 
 
+RING_ALLREDUCE = Formula(
+    "steps", "2(N - 1)", "WRHT Table I; optical-vs-electrical Table 1", ring_allreduce_steps
+)
+
+
 def hring_allreduce_steps(nodes: int, group: int, wavelengths: int) -> float:
     """H-Ring all-reduce: 2(g^2 + N)/g + ceil(g/w) - 4 ([WRHT] Sec. III-D and Table I)."""
     return 2 * (group * group + nodes) / group + ceil_div(group, wavelengths) - 4
 
 
+HRING_ALLREDUCE = Formula(
+    "steps", "2(g^2 + N)/g + ceil(g/w) - 4", "WRHT Sec. III-D and Table I", hring_allreduce_steps
+)
+
+
 def bt_allreduce_steps(nodes: int) -> tuple[int, int]:
-    """Binary tree: 2 ceil(log2 N) or 2(ceil(log2 N) + 1) ([WRHT] Table I)."""
+    """Binary tree, both printed cases ([WRHT] Table I): without and with the extra level."""
     t = ceil_log(2, nodes)
     return 2 * t, 2 * (t + 1)
 
 
+BT_ALLREDUCE = Formula(
+    "steps",
+    "2 ceil(log2 N) or 2(ceil(log2 N) + 1)",
+    "WRHT Table I",
+    lambda nodes: bt_allreduce_steps(nodes)[0],
+    alternative=lambda nodes: bt_allreduce_steps(nodes)[1],
+)
+
+
 def wrht_allreduce_steps(nodes: int, group: int) -> tuple[int, int]:
-    """WRHT: 2 ceil(log_m N) or 2 ceil(log_m N) - 1 ([WRHT] Sec. III-D, Table I, eq. (1))."""
+    """WRHT, both printed cases ([WRHT] Sec. III-D, Table I, eq. (1)): with the
+    representatives' all-to-all as a level of its own, and as the last reduce step."""
     t = ceil_log(group, nodes)
     return 2 * t, 2 * t - 1
+
+
+WRHT_ALLREDUCE = Formula(  # evaluated by the algorithm: which case applies depends on the tree
+    "steps",
+    "2 ceil(log_m N) or 2 ceil(log_m N) - 1",
+    "WRHT Sec. III-D, Table I and Lemma 1",
+    lambda nodes, group: wrht_allreduce_steps(nodes, group)[0],
+)
 
 
 def wrht_allreduce_lower_bound_steps(nodes: int, wavelengths: int) -> int:
@@ -155,9 +312,23 @@ def wrht_allreduce_lower_bound_steps(nodes: int, wavelengths: int) -> int:
     return 2 * ceil_log(2 * wavelengths + 1, nodes)
 
 
+WRHT_LOWER_BOUND = Formula(
+    "steps_lower_bound", "2 ceil(log_(2w+1) N)", "WRHT Lemma 1", wrht_allreduce_lower_bound_steps
+)
+
+
 def wrht_group_wavelengths(group: int) -> int:
     """[WRHT] Sec. III-C.2: a group of m nodes gathering at its middle node needs ceil(m/2)."""
     return ceil_div(group, 2)
+
+
+WRHT_GROUP_WAVELENGTHS = Formula(
+    "group_wavelengths",
+    "ceil(m / 2)",
+    "WRHT Sec. III-C.2",
+    wrht_group_wavelengths,
+    Unit.WAVELENGTHS,
+)
 
 
 def wrht_last_step_wavelengths(nodes: int, group: int) -> int:
@@ -165,6 +336,15 @@ def wrht_last_step_wavelengths(nodes: int, group: int) -> int:
     ceil(m*^2 / 8) wavelengths for their all-to-all (0 when m* = 1)."""
     m_star = ceil_div(nodes, group ** (ceil_log(group, nodes) - 1))
     return ceil_div(m_star * m_star, 8) if m_star > 1 else 0
+
+
+WRHT_LAST_STEP_WAVELENGTHS = Formula(
+    "last_step_wavelengths",
+    "ceil(m*^2 / 8), m* = ceil(N / m^(ceil(log_m N) - 1))",
+    "WRHT Sec. III-C.2",
+    wrht_last_step_wavelengths,
+    Unit.WAVELENGTHS,
+)
 
 
 def rd_allreduce_steps_optical(nodes: int, wavelengths: int) -> int:
@@ -176,10 +356,25 @@ def rd_allreduce_steps_optical(nodes: int, wavelengths: int) -> int:
     return 2 * t - ceil_log(2, 2 * wavelengths)
 
 
+RD_ALLREDUCE = Formula(
+    "steps",
+    "ceil(log2 N) if N <= 2w, else 2 ceil(log2 N) - ceil(log2 2w)",
+    "optical-vs-electrical Table 1 (optical)",
+    rd_allreduce_steps_optical,
+)
+
+
 def rd_allreduce_steps_electrical(nodes: int) -> int:
     """Recursive doubling on the electrical fat-tree ([OVE] Table 1): ceil(log2 n)."""
     return ceil_log(2, nodes)
 
+
+RD_ALLREDUCE_ELECTRICAL = Formula(
+    "steps_electrical",
+    "ceil(log2 N)",
+    "optical-vs-electrical Table 1 (electrical)",
+    rd_allreduce_steps_electrical,
+)
 
 # ----------------------------------------------------------------------------- all-to-all
 
@@ -196,6 +391,15 @@ def tra_rounds(processes: int, radix: int) -> int:
     if radix**w == processes:
         return w * (radix - 1)
     return int(w * (radix - 1) - (radix**w - processes) // radix ** (w - 1))
+
+
+TRA_ROUNDS = Formula(
+    "rounds",
+    "K = w(r - 1) - floor((r^w - P) / r^(w-1)), w = ceil(log_r P)",
+    "TRA Propositions 1 and 3 (rounds: messages per process, not optical steps)",
+    tra_rounds,
+    Unit.ROUNDS,
+)
 
 
 def tra_round_blocks(processes: int, radix: int, digit: int, value: int) -> int:
@@ -222,9 +426,23 @@ def tra_blocks(processes: int, radix: int) -> int:
     return sum(tra_round_blocks(processes, radix, x, z) for x in range(w) for z in range(1, radix))
 
 
+TRA_BLOCKS = Formula(
+    "blocks_sent_per_process",
+    "D = w(r - 1) r^(w-1) if P = r^w, else sum of h over rounds",
+    "TRA Propositions 2 and 4",
+    tra_blocks,
+    Unit.BLOCKS,
+)
+
+
 def tra_optimal_radix(processes: int) -> int:
     """The paper's optimal radix r = ceil(sqrt(P)) ([TRA] Sec. III-B and VII)."""
     return math.isqrt(processes - 1) + 1 if processes > 1 else 1
+
+
+TRA_OPTIMAL_RADIX = Formula(
+    "optimal_radix", "ceil(sqrt(P))", "TRA Sec. III-B", tra_optimal_radix, Unit.NODES
+)
 
 
 def tra2_rounds_as_printed(processes: int, layer_size: int, radix: int) -> int:
@@ -235,6 +453,22 @@ def tra2_rounds_as_printed(processes: int, layer_size: int, radix: int) -> int:
     would use the layer's own size X; `tra_rounds(X, r)` is the Proposition-3 value."""
     w = ceil_log(radix, layer_size)
     return int(w * (radix - 1) - math.floor(radix - processes / radix ** (w - 1)))
+
+
+TRA2_ROUNDS = Formula(
+    "rounds",
+    "K2 = w2(r2 - 1) - floor(r2 - P / r2^(w2-1)), w2 = ceil(log_r2 N)",
+    "TRA Sec. IV (inter-node rounds as printed; rounds, not optical steps)",
+    tra2_rounds_as_printed,
+    Unit.ROUNDS,
+)
+TRA2_INTRA_ROUNDS = Formula(
+    "intra_rounds",
+    "K1 = w1(r1 - 1) - floor(r1 - P / r1^(w1-1)), w1 = ceil(log_r1 Q)",
+    "TRA Sec. IV (as printed)",
+    tra2_rounds_as_printed,
+    Unit.ROUNDS,
+)
 
 
 @dataclass(frozen=True)

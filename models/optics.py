@@ -31,6 +31,7 @@ import numpy.typing as npt
 from models.errors import InvalidInputError
 
 FloatArray = npt.NDArray[np.float64]
+SnrScale = Literal["db", "linear"]
 
 RELIABLE_BER = 1e-9  # OpTree journal Sec. IV-B.2, after [37]
 # Below about 1e-308, 1 / (2 BER) overflows and eq. (9)'s inverse is infinite; 1e-30 is far
@@ -39,34 +40,53 @@ MIN_TARGET_BER = 1e-30
 
 
 def total_loss_db(
-    modulator_loss_db: float, hops: float | FloatArray, pass_loss_db_per_node: float
-) -> float | FloatArray:
+    modulator_loss_db: float, hops: npt.ArrayLike, pass_loss_db_per_node: float
+) -> FloatArray:
     """Eq. (5): L_l = P_m + L_max * P_pass (modulator loss plus one pass-through per node)."""
-    return modulator_loss_db + hops * pass_loss_db_per_node
+    return np.asarray(modulator_loss_db + np.asarray(hops) * pass_loss_db_per_node, np.float64)
 
 
-def power_margin_db(laser_power_dbm: float, loss_db: float, extinction_penalty_db: float) -> float:
-    """Eq. (6) as a margin: P_laser - (L_l + P_p); the power constraint holds when >= 0.
-
-    As printed, eq. (6) compares the laser power directly with loss plus penalty, i.e. it takes
-    the receiver's required power as 0 dBm."""
-    return laser_power_dbm - (loss_db + extinction_penalty_db)
-
-
-def worst_crosstalk_mw(hops: float, rx_crosstalk_mw: float, tx_crosstalk_mw: float) -> float:
-    """Eq. (8): P_Nw = L_max * P_Rx + P_Tx (worst-case crosstalk power at the detector)."""
-    return hops * rx_crosstalk_mw + tx_crosstalk_mw
-
-
-def snr_db(signal_mw: float, crosstalk_mw: float, other_noise_mw: float) -> float:
-    """Eq. (7): SNR = 10 log10(P_S / (P_N + P_O))."""
-    return 10.0 * math.log10(signal_mw / (crosstalk_mw + other_noise_mw))
+def power_margin_db(
+    laser_power_dbm: float,
+    loss_db: npt.ArrayLike,
+    extinction_penalty_db: float,
+    receiver_sensitivity_dbm: float = 0.0,
+) -> FloatArray:
+    """Eq. (6) as a margin: P_laser - (L_l + P_p), less the receiver sensitivity; the power
+    constraint holds when >= 0. As printed, eq. (6) compares the laser power directly with loss
+    plus penalty, i.e. it takes the receiver's required power as 0 dBm (the default)."""
+    margin = laser_power_dbm - (np.asarray(loss_db) + extinction_penalty_db)
+    return np.asarray(margin - receiver_sensitivity_dbm, np.float64)
 
 
-def ber(snr: float) -> float:
-    """Eq. (9): BER = 1/2 exp(-SNR / 4), with SNR the value of eq. (7) as printed (in dB).
-    For SNR < 0 the formula exceeds 1/2, which no channel does (a coin toss is 1/2): capped."""
-    return 0.5 * math.exp(-max(snr, 0.0) / 4.0)
+def crosstalk_mw(
+    rx_neighbours: npt.ArrayLike,
+    tx_neighbours: npt.ArrayLike,
+    rx_crosstalk_mw: float,
+    tx_crosstalk_mw: float,
+) -> FloatArray:
+    """Eq. (8) with a lightpath's own neighbour counts: P_N = n_Rx P_Rx + n_Tx P_Tx. The
+    paper's worst case is n_Rx = L_max, n_Tx = 1: P_Nw = L_max P_Rx + P_Tx."""
+    rx, tx = np.asarray(rx_neighbours), np.asarray(tx_neighbours)
+    return np.asarray(rx * rx_crosstalk_mw + tx * tx_crosstalk_mw, np.float64)
+
+
+def snr_db(signal_dbm: npt.ArrayLike, crosstalk: npt.ArrayLike, other_noise: float) -> FloatArray:
+    """Eq. (7): SNR = 10 log10(P_S / (P_N + P_O)), noise powers in mW. Computed as
+    P_S[dBm] - (P_N + P_O)[dBm]: the same number, without P_S underflowing to 0 mW on very
+    long paths."""
+    noise_dbm = 10.0 * np.log10(np.asarray(crosstalk) + other_noise)
+    return np.asarray(np.asarray(signal_dbm) - noise_dbm, np.float64)
+
+
+def ber(snr: npt.ArrayLike, scale: SnrScale = "db") -> FloatArray:
+    """Eq. (9): BER = 1/2 exp(-SNR / 4), fed eq. (7)'s SNR in dB as printed (`scale="db"`), or
+    the power ratio it stands for (`"linear"`). Below SNR 0 the formula exceeds 1/2, which no
+    channel does (a coin toss is 1/2): capped."""
+    x = np.asarray(snr, dtype=np.float64)
+    if scale == "linear":
+        x = 10.0 ** (np.minimum(x, 3000.0) / 10.0)
+    return np.asarray(0.5 * np.exp(-np.maximum(x, 0.0) / 4.0), dtype=np.float64)
 
 
 def snr_for_ber(target_ber: float = RELIABLE_BER) -> float:
@@ -82,9 +102,6 @@ def dbm_to_mw(power_dbm: float) -> float:
 
 def mw_to_dbm(power_mw: float) -> float:
     return 10.0 * math.log10(power_mw)
-
-
-SnrScale = Literal["db", "linear"]
 
 
 @dataclass(frozen=True)
@@ -141,15 +158,6 @@ ASSUMPTIONS: dict[str, str] = {
 assert set(ASSUMPTIONS) == {f.name for f in fields(OpticalParameters)}
 
 
-def ber_of_snr_db(snr: npt.ArrayLike, scale: SnrScale) -> FloatArray:
-    """Eq. (9), BER = 1/2 exp(-SNR/4), on eq. (7) SNRs given in dB, read per `scale`
-    (vectorised `ber`; capped at 1/2 likewise)."""
-    x = np.asarray(snr, dtype=np.float64)
-    if scale == "linear":
-        x = 10.0 ** (np.minimum(x, 3000.0) / 10.0)
-    return np.asarray(0.5 * np.exp(-np.maximum(x, 0.0) / 4.0), dtype=np.float64)
-
-
 @dataclass(frozen=True)
 class LightpathOptics:
     """Eqs. (5)-(9) for lightpaths (arrays, one entry per lightpath, or 0-d for one)."""
@@ -175,37 +183,39 @@ def lightpaths(
     `rx_neighbours` nodes and Tx crosstalk from `tx_neighbours` transmitters. The paper's
     worst case (eq. 8) is rx_neighbours = L_max and tx_neighbours = 1."""
     h = np.asarray(hops, dtype=np.float64)
-    rx = np.asarray(rx_neighbours, dtype=np.float64)
-    tx = np.asarray(tx_neighbours, dtype=np.float64)
-    loss = total_loss_db(params.modulator_loss_db, h, params.pass_loss_db_per_node)  # eq. (5)
-    margin = (  # eq. (6) as a margin, less the receiver sensitivity
-        params.laser_power_dbm - (loss + params.extinction_penalty_db)
-    ) - params.receiver_sensitivity_dbm
+    loss = total_loss_db(params.modulator_loss_db, h, params.pass_loss_db_per_node)
+    margin = power_margin_db(
+        params.laser_power_dbm,
+        loss,
+        params.extinction_penalty_db,
+        params.receiver_sensitivity_dbm,
+    )
     signal = params.laser_power_dbm - loss
-    crosstalk = rx * 10.0 ** (params.rx_crosstalk_dbm_per_node / 10.0) + tx * 10.0 ** (
-        params.tx_crosstalk_dbm / 10.0
-    )  # eq. (8) with the lightpath's own neighbour counts
-    noise_mw = crosstalk + 10.0 ** (params.other_noise_dbm / 10.0)
-    # eq. (7) in the dB domain: 10 log10(P_S / (P_N + P_O)) = P_S[dBm] - (P_N + P_O)[dBm];
-    # the same number, without P_S underflowing to 0 mW for very long paths.
-    noise_dbm = 10.0 * np.log10(noise_mw)
-    snr = signal - noise_dbm
+    crosstalk = crosstalk_mw(
+        rx_neighbours,
+        tx_neighbours,
+        dbm_to_mw(params.rx_crosstalk_dbm_per_node),
+        dbm_to_mw(params.tx_crosstalk_dbm),
+    )
+    other_noise = dbm_to_mw(params.other_noise_dbm)
+    snr = snr_db(signal, crosstalk, other_noise)
     # The inverse question: the laser power at which both constraints are just met. The
-    # crosstalk powers are absolute in eq. (8), so they do not grow with the laser.
+    # crosstalk powers are absolute in eq. (8), so they do not grow with the laser: the SNR
+    # rises dB for dB with it.
     needed = np.maximum(
-        loss + params.extinction_penalty_db + params.receiver_sensitivity_dbm,
-        loss + params.required_snr_db + noise_dbm,
+        params.laser_power_dbm - margin,
+        params.laser_power_dbm + params.required_snr_db - snr,
     )
     other: SnrScale = "linear" if params.snr_scale == "db" else "db"
     return LightpathOptics(
         hops=h,
-        loss_db=np.asarray(loss, dtype=np.float64),
-        margin_db=np.asarray(margin, dtype=np.float64),
-        signal_dbm=np.asarray(signal, dtype=np.float64),
+        loss_db=loss,
+        margin_db=margin,
+        signal_dbm=signal,
         crosstalk_mw=crosstalk,
         snr_db=snr,
-        ber=ber_of_snr_db(snr, params.snr_scale),
-        ber_other_scale=ber_of_snr_db(snr, other),
+        ber=ber(snr, params.snr_scale),
+        ber_other_scale=ber(snr, other),
         min_laser_power_dbm=np.asarray(needed, dtype=np.float64),
     )
 

@@ -12,7 +12,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from models.algorithms.base import Algorithm, ClosedForm, Params, Unit
+from models.algorithms.base import Algorithm, Params
+from models.closed_forms import ClosedForm, Unit
 from models.errors import InvalidInputError
 from models.ring import Hardware, Ring
 from models.stage import Stage, within_hops

@@ -7,7 +7,7 @@ import io
 import json
 
 from app.schemas.results import AlgorithmResult, CatalogEntry, PlanResult, RwaResponse
-from models.algorithms.base import Unit
+from models.closed_forms import Unit
 
 
 def size_text(message_bytes: float) -> str:

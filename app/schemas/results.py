@@ -13,7 +13,8 @@ from app.errors import NotFoundError
 from app.planning import PlannedAlgorithm
 from app.schemas.mirror import Mirror
 from app.schemas.requests import OpticsSpec, RingSpec
-from models.algorithms.base import Algorithm, Collective, Params, ShapeMode, Unit
+from models.algorithms.base import Algorithm, Collective, Params, ShapeMode
+from models.closed_forms import Unit
 from models.dataflow import MessageCounts
 from models.optics import ASSUMPTIONS, SnrScale, lightpaths
 from models.ring import DIRECTION_LABELS, Ring
@@ -553,7 +554,7 @@ class CatalogEntry(BaseModel):
             parameters=[
                 ParameterInfo.model_validate(p, from_attributes=True) for p in algorithm.params
             ],
-            closed_form=StepsFormula(steps=algorithm.steps_formula, source=algorithm.steps_source),
+            closed_form=StepsFormula(steps=algorithm.formula.text, source=algorithm.formula.source),
         )
         if ring is None:
             return entry

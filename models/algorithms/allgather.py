@@ -13,16 +13,9 @@ from collections.abc import Iterator
 import numpy as np
 
 from models import closed_forms as cf
-from models.algorithms.base import (
-    Algorithm,
-    ClosedForm,
-    Collective,
-    Params,
-    ParamSpec,
-    Unit,
-    int_param,
-)
+from models.algorithms.base import Algorithm, Collective, Params, ParamSpec, int_param
 from models.algorithms.holdings import Holdings
+from models.closed_forms import ClosedForm
 from models.ring import Ring
 from models.stage import IntArray, Schedule, Stage, StageFlow
 
@@ -39,8 +32,7 @@ class RingAllGather(Algorithm):
     name = "ring"
     title = "Ring"
     source = "Chen et al. 2005, as summarised in OpTree journal Sec. IV-A.2"
-    steps_formula = "N - 1"
-    steps_source = "OpTree journal, Table 1"
+    formula = cf.RING_ALLGATHER
 
     def schedule(self, ring: Ring, params: Params) -> Schedule:
         n = ring.nodes
@@ -51,8 +43,7 @@ class RingAllGather(Algorithm):
         return _schedule(ring, flows)
 
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
-        value = cf.ring_allgather_steps(ring.nodes)
-        return [ClosedForm("steps", self.steps_formula, self.steps_source, value)]
+        return [self.formula.evaluate(ring.nodes)]
 
 
 class NeighborExchangeAllGather(Algorithm):
@@ -63,8 +54,7 @@ class NeighborExchangeAllGather(Algorithm):
     name = "ne"
     title = "Neighbor Exchange"
     source = "Chen et al. 2005, as summarised in OpTree journal Sec. IV-A.2"
-    steps_formula = "N / 2"
-    steps_source = "OpTree journal, Table 1"
+    formula = cf.NE_ALLGATHER
 
     def refusal(self, ring: Ring, params: Params) -> str | None:
         if ring.nodes % 2:
@@ -96,8 +86,7 @@ class NeighborExchangeAllGather(Algorithm):
         return _schedule(ring, flows)
 
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
-        value = cf.ne_allgather_steps(ring.nodes)
-        return [ClosedForm("steps", self.steps_formula, self.steps_source, value)]
+        return [self.formula.evaluate(ring.nodes)]
 
 
 class OneStageAllGather(Algorithm):
@@ -107,8 +96,7 @@ class OneStageAllGather(Algorithm):
     name = "osm"
     title = "One-stage model"
     source = "OpTree journal Lemma 1 and Table 1 (after Liang & Shen 2006)"
-    steps_formula = "ceil(N^2 / (8 w))"
-    steps_source = "OpTree journal, Table 1"
+    formula = cf.OSM_ALLGATHER
 
     def schedule(self, ring: Ring, params: Params) -> Schedule:
         n = ring.nodes
@@ -119,18 +107,7 @@ class OneStageAllGather(Algorithm):
 
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
         n, w = ring.nodes, ring.wavelengths_per_fiber
-        return [
-            ClosedForm(
-                "steps", self.steps_formula, self.steps_source, cf.osm_allgather_steps(n, w)
-            ),
-            ClosedForm(
-                "wavelengths",
-                "ceil(N^2 / 8)",
-                "OpTree journal, Lemma 1",
-                cf.one_stage_ring_wavelengths(n),
-                unit=Unit.WAVELENGTHS,
-            ),
-        ]
+        return [self.formula.evaluate(n, w), cf.ONE_STAGE_RING_WAVELENGTHS.evaluate(n)]
 
 
 def wrht_levels_by_rule(nodes: int, group: int, wavelengths: int) -> int:
@@ -239,8 +216,7 @@ class WrhtAllGather(Algorithm):
     title = "WRHT (all-gather variant)"
     source = "OpTree journal Sec. IV-A.2, routing of WRHT (Dai et al. ICPP 2023)"
     params = WRHT_PARAMS
-    steps_formula = "1 + ceil((m^theta - m) / (m - 1)) + (theta - 1) m^(theta - 1), m = 2w + 1"
-    steps_source = "OpTree journal, Table 1"
+    formula = cf.WRHT_ALLGATHER
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
         return wrht_fill(ring, given)
@@ -297,16 +273,7 @@ class WrhtAllGather(Algorithm):
         note = ""
         if int_param(params, "group") != 2 * w + 1:
             note = "the closed form fixes m = 2w + 1; the schedule uses the given group size"
-        return [
-            ClosedForm(
-                "steps",
-                self.steps_formula,
-                self.steps_source,
-                cf.wrht_allgather_steps(n, w),
-                cf.wrht_allgather_steps_alternative(n, w),
-                note,
-            )
-        ]
+        return [self.formula.evaluate(n, w, note=note)]
 
 
 def optree_balanced_cover(nodes: int, stages: int) -> tuple[int, ...]:
@@ -508,10 +475,7 @@ class OpTreeAllGather(Algorithm):
             is_list=True,
         ),
     )
-    steps_formula = (
-        "ceil((2k* - 1) N^(1 + 1/k*) / (8 w)), k* = ceil((ln N + sqrt(ln N (ln N - 2))) / 2)"
-    )
-    steps_source = "OpTree journal, Theorem 2 with eq. (1) and eq. (2)"
+    formula = cf.OPTREE
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
         out = dict(given)
@@ -593,46 +557,13 @@ class OpTreeAllGather(Algorithm):
         k_star = cf.optree_k_star(n)
         k = int_param(params, "stages")
         forms = [
-            ClosedForm(
-                "steps",
-                self.steps_formula,
-                self.steps_source,
-                cf.optree_steps_optimal(n, w),
-                note="" if k_star is not None else "k* undefined for N <= 7 (ln N < 2)",
+            self.formula.evaluate(
+                n, w, note="" if k_star is not None else "k* undefined for N <= 7 (ln N < 2)"
             ),
-            ClosedForm(
-                "k_star",
-                "ceil((ln N + sqrt(ln N (ln N - 2))) / 2)",
-                "OpTree journal, Lemma 3 / eq. (2)",
-                k_star,
-                unit=Unit.STAGES,
-            ),
+            cf.OPTREE_K_STAR.at(k_star),
         ]
         if k >= 2:
-            forms.append(
-                ClosedForm(
-                    "steps_at_k",
-                    "ceil((2k - 1) N^(1 + 1/k) / (8 w)) at the chosen k",
-                    "OpTree journal, Theorem 1 / eq. (1)",
-                    cf.optree_steps(n, w, k),
-                )
-            )
-            per_stage = cf.optree_stage_steps_from_proof(n, w, k)
-            forms.append(
-                ClosedForm(
-                    "steps_sum_of_proof_stages",
-                    "ceil(m^2/(8w)) ceil(N/m) + (k - 1) ceil(m^2/(4w)) ceil(N/m), m = N^(1/k)",
-                    "OpTree journal, proof of Theorem 1",
-                    sum(per_stage),
-                )
-            )
-            forms.append(
-                ClosedForm(
-                    "max_path_hops",
-                    "1 + (N^(1/k) - 1) N^(1 - 1/k)",
-                    "OpTree journal, eq. (4)",
-                    cf.optree_max_path_hops(n, k),
-                    unit=Unit.HOPS,
-                )
-            )
+            forms.append(cf.OPTREE_AT_K.evaluate(n, w, k))
+            forms.append(cf.OPTREE_PROOF_SUM.evaluate(n, w, k))
+            forms.append(cf.OPTREE_MAX_HOPS.evaluate(n, k))
         return forms

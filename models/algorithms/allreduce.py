@@ -21,15 +21,8 @@ from models.algorithms.allgather import (
     wrht_refusal,
     wrht_tree,
 )
-from models.algorithms.base import (
-    Algorithm,
-    ClosedForm,
-    Collective,
-    Params,
-    ParamSpec,
-    Unit,
-    int_param,
-)
+from models.algorithms.base import Algorithm, Collective, Params, ParamSpec, int_param
+from models.closed_forms import ClosedForm
 from models.ring import Ring
 from models.stage import Reduction, Schedule, StageFlow
 
@@ -51,8 +44,7 @@ class RingAllReduce(Algorithm):
     name = "ring"
     title = "Ring"
     source = "Patarasuk & Yuan 2009; WRHT Table I; optical-vs-electrical Table 1"
-    steps_formula = "2(N - 1)"
-    steps_source = "WRHT Table I; optical-vs-electrical Table 1"
+    formula = cf.RING_ALLREDUCE
 
     def data_per_message(self, ring: Ring, params: Params) -> int:
         return ring.nodes
@@ -73,8 +65,7 @@ class RingAllReduce(Algorithm):
         return _schedule(ring, n, flows)
 
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
-        value = cf.ring_allreduce_steps(ring.nodes)
-        return [ClosedForm("steps", self.steps_formula, self.steps_source, value)]
+        return [self.formula.evaluate(ring.nodes)]
 
 
 class RecursiveDoublingAllReduce(Algorithm):
@@ -84,8 +75,7 @@ class RecursiveDoublingAllReduce(Algorithm):
     name = "rd"
     title = "Recursive Doubling"
     source = "Thakur et al. 2005; optical-vs-electrical Sec. 4.1"
-    steps_formula = "ceil(log2 N) if N <= 2w, else 2 ceil(log2 N) - ceil(log2 2w)"
-    steps_source = "optical-vs-electrical Table 1 (optical)"
+    formula = cf.RD_ALLREDUCE
 
     def refusal(self, ring: Ring, params: Params) -> str | None:
         n = ring.nodes
@@ -109,17 +99,7 @@ class RecursiveDoublingAllReduce(Algorithm):
 
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
         n, w = ring.nodes, ring.wavelengths_per_fiber
-        return [
-            ClosedForm(
-                "steps", self.steps_formula, self.steps_source, cf.rd_allreduce_steps_optical(n, w)
-            ),
-            ClosedForm(
-                "steps_electrical",
-                "ceil(log2 N)",
-                "optical-vs-electrical Table 1 (electrical)",
-                cf.rd_allreduce_steps_electrical(n),
-            ),
-        ]
+        return [self.formula.evaluate(n, w), cf.RD_ALLREDUCE_ELECTRICAL.evaluate(n)]
 
 
 class BinaryTreeAllReduce(Algorithm):
@@ -130,8 +110,7 @@ class BinaryTreeAllReduce(Algorithm):
     name = "bt"
     title = "Binary Tree"
     source = "WRHT Sec. III-B, Fig. 2(a)"
-    steps_formula = "2 ceil(log2 N) or 2(ceil(log2 N) + 1)"
-    steps_source = "WRHT Table I"
+    formula = cf.BT_ALLREDUCE
 
     def schedule(self, ring: Ring, params: Params) -> Schedule:
         n = ring.nodes
@@ -152,8 +131,7 @@ class BinaryTreeAllReduce(Algorithm):
         return _schedule(ring, 1, flows)
 
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
-        value, alternative = cf.bt_allreduce_steps(ring.nodes)
-        return [ClosedForm("steps", self.steps_formula, self.steps_source, value, alternative)]
+        return [self.formula.evaluate(ring.nodes)]
 
 
 HRING_PAPER_GROUP = 5  # the only g the WRHT paper prints (Table I, N = 1000)
@@ -184,8 +162,7 @@ class HRingAllReduce(Algorithm):
             maximum_rule="N",
         ),
     )
-    steps_formula = "2(g^2 + N)/g + ceil(g/w) - 4"
-    steps_source = "WRHT Sec. III-D and Table I"
+    formula = cf.HRING_ALLREDUCE
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
         n = ring.nodes
@@ -251,11 +228,7 @@ class HRingAllReduce(Algorithm):
 
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
         n, g, w = ring.nodes, int_param(params, "group"), ring.wavelengths_per_fiber
-        return [
-            ClosedForm(
-                "steps", self.steps_formula, self.steps_source, cf.hring_allreduce_steps(n, g, w)
-            )
-        ]
+        return [self.formula.evaluate(n, g, w)]
 
 
 class WrhtAllReduce(Algorithm):
@@ -268,8 +241,7 @@ class WrhtAllReduce(Algorithm):
     title = "WRHT"
     source = "Dai et al., WRHT, ICPP 2023, Sec. III-C"
     params = WRHT_PARAMS
-    steps_formula = "2 ceil(log_m N) or 2 ceil(log_m N) - 1"
-    steps_source = "WRHT Sec. III-D, Table I and Lemma 1"
+    formula = cf.WRHT_ALLREDUCE
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
         return wrht_fill(ring, given)
@@ -315,25 +287,8 @@ class WrhtAllReduce(Algorithm):
         if levels != wrht_levels_by_rule(n, m, w):
             note = "levels differ from the paper's stopping rule; the formula assumes the rule"
         return [
-            ClosedForm("steps", self.steps_formula, self.steps_source, value, alternative, note),
-            ClosedForm(
-                "steps_lower_bound",
-                "2 ceil(log_(2w+1) N)",
-                "WRHT Lemma 1",
-                cf.wrht_allreduce_lower_bound_steps(n, w),
-            ),
-            ClosedForm(
-                "group_wavelengths",
-                "ceil(m / 2)",
-                "WRHT Sec. III-C.2",
-                cf.wrht_group_wavelengths(m),
-                unit=Unit.WAVELENGTHS,
-            ),
-            ClosedForm(
-                "last_step_wavelengths",
-                "ceil(m*^2 / 8), m* = ceil(N / m^(ceil(log_m N) - 1))",
-                "WRHT Sec. III-C.2",
-                cf.wrht_last_step_wavelengths(n, m),
-                unit=Unit.WAVELENGTHS,
-            ),
+            self.formula.at(value, alternative, note),
+            cf.WRHT_LOWER_BOUND.evaluate(n, w),
+            cf.WRHT_GROUP_WAVELENGTHS.evaluate(m),
+            cf.WRHT_LAST_STEP_WAVELENGTHS.evaluate(n, m),
         ]

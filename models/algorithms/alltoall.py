@@ -15,15 +15,8 @@ import numpy as np
 import numpy.typing as npt
 
 from models import closed_forms as cf
-from models.algorithms.base import (
-    Algorithm,
-    ClosedForm,
-    Collective,
-    Params,
-    ParamSpec,
-    Unit,
-    int_param,
-)
+from models.algorithms.base import Algorithm, Collective, Params, ParamSpec, int_param
+from models.closed_forms import ClosedForm
 from models.dataflow import MessageCounts, count_messages
 from models.errors import AlgorithmRefusedError
 from models.ring import Ring
@@ -128,8 +121,7 @@ class TunableRadixAllToAll(Algorithm):
             maximum_rule="P",
         ),
     )
-    steps_formula = "K = w(r - 1) - floor((r^w - P) / r^(w-1)), w = ceil(log_r P)"
-    steps_source = "TRA Propositions 1 and 3 (rounds: messages per process, not optical steps)"
+    formula = cf.TRA_ROUNDS
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
         return {"radix": max(2, cf.tra_optimal_radix(ring.nodes)), **given}
@@ -176,27 +168,9 @@ class TunableRadixAllToAll(Algorithm):
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
         p, r = ring.nodes, int_param(params, "radix")
         return [
-            ClosedForm(
-                "rounds",
-                self.steps_formula,
-                self.steps_source,
-                cf.tra_rounds(p, r),
-                unit=Unit.ROUNDS,
-            ),
-            ClosedForm(
-                "blocks_sent_per_process",
-                "D = w(r - 1) r^(w-1) if P = r^w, else sum of h over rounds",
-                "TRA Propositions 2 and 4",
-                cf.tra_blocks(p, r),
-                unit=Unit.BLOCKS,
-            ),
-            ClosedForm(
-                "optimal_radix",
-                "ceil(sqrt(P))",
-                "TRA Sec. III-B",
-                cf.tra_optimal_radix(p),
-                unit=Unit.NODES,
-            ),
+            self.formula.evaluate(p, r),
+            cf.TRA_BLOCKS.evaluate(p, r),
+            cf.TRA_OPTIMAL_RADIX.evaluate(p),
         ]
 
 
@@ -237,8 +211,7 @@ class TwoLayerTunableRadixAllToAll(Algorithm):
             maximum_rule="N",
         ),
     )
-    steps_formula = "K2 = w2(r2 - 1) - floor(r2 - P / r2^(w2-1)), w2 = ceil(log_r2 N)"
-    steps_source = "TRA Sec. IV (inter-node rounds as printed; rounds, not optical steps)"
+    formula = cf.TRA2_ROUNDS
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
         q = (
@@ -367,24 +340,17 @@ class TwoLayerTunableRadixAllToAll(Algorithm):
         r1, r2 = int_param(params, "radix_intra"), int_param(params, "radix_inter")
         p = n * q
         forms = [
-            ClosedForm(
-                "rounds",
-                self.steps_formula,
-                self.steps_source,
-                cf.tra2_rounds_as_printed(p, n, r2),
-                note=f"Proposition 3 with N in place of P gives {cf.tra_rounds(n, r2)}",
-                unit=Unit.ROUNDS,
+            self.formula.evaluate(
+                p, n, r2, note=f"Proposition 3 with N in place of P gives {cf.tra_rounds(n, r2)}"
             )
         ]
         if q > 1:
             forms.append(
-                ClosedForm(
-                    "intra_rounds",
-                    "K1 = w1(r1 - 1) - floor(r1 - P / r1^(w1-1)), w1 = ceil(log_r1 Q)",
-                    "TRA Sec. IV (as printed)",
-                    cf.tra2_rounds_as_printed(p, q, r1),
+                cf.TRA2_INTRA_ROUNDS.evaluate(
+                    p,
+                    q,
+                    r1,
                     note=f"Proposition 3 with Q in place of P gives {cf.tra_rounds(q, r1)}",
-                    unit=Unit.ROUNDS,
                 )
             )
         return forms

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
 
+from models.closed_forms import ClosedForm, Formula
 from models.dataflow import MessageCounts
 from models.errors import AlgorithmRefusedError, InvalidInputError, UnknownParameterError
 from models.ring import Ring
@@ -34,38 +35,12 @@ class ParamSpec:
     is_list: bool = False  # a comma-separated list of integers, e.g. OpTree's branching
 
 
-class Unit(StrEnum):
-    """What a closed form counts (SPEC section 8). A claim is compared only with a measured
-    value of the same unit."""
-
-    STEPS = "steps"  # optical time slots on the ring
-    ROUNDS = "rounds"  # messages per process of an MPI algorithm (TRA's K)
-    BLOCKS = "blocks"  # data volume per process (TRA's D)
-    WAVELENGTHS = "wavelengths"
-    HOPS = "hops"
-    STAGES = "stages"  # tree depth k
-    NODES = "nodes"  # a size or radix
-
-
 class ShapeMode(StrEnum):
     """Which shape of an algorithm a plan reports (SPEC section 7)."""
 
     PAPER = "paper"  # what the paper's own formulas choose
     BEST = "best"  # least true time over the family, searched on true RWA
     EXPLICIT = "explicit"  # parameters given by the user
-
-
-@dataclass(frozen=True)
-class ClosedForm:
-    """One closed form of a paper, evaluated for a ring (value None where undefined)."""
-
-    quantity: str
-    text: str
-    source: str
-    value: float | None = None
-    alternative: float | None = None
-    note: str = ""
-    unit: Unit = Unit.STEPS
 
 
 ParamValue = int | tuple[int, ...]
@@ -81,8 +56,7 @@ class Algorithm(ABC):
     title: ClassVar[str]
     source: ClassVar[str]
     params: ClassVar[tuple[ParamSpec, ...]] = ()
-    steps_formula: ClassVar[str]
-    steps_source: ClassVar[str]
+    formula: ClassVar[Formula]  # the headline closed form (steps, or rounds for TRA)
 
     def resolve(self, ring: Ring, overrides: Mapping[str, ParamValue] | None = None) -> Params:
         """Defaults plus overrides, checked; raises on unknown names and on refusal."""

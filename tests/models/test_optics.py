@@ -23,12 +23,14 @@ def test_loss_and_margin_by_hand() -> None:
 
 
 def test_crosstalk_snr_ber_by_hand() -> None:
-    # P_N = 13 x 0.001 + 0.002 = 0.015 mW; P_S = 1 mW, P_O = 0.005 mW: SNR = 10 log10(50)
-    noise = optics.worst_crosstalk_mw(13, 0.001, 0.002)
+    # P_N = 13 x 0.001 + 0.002 = 0.015 mW; P_S = 1 mW (0 dBm), P_O = 0.005 mW:
+    # SNR = 10 log10(1 / 0.02) = 10 log10(50)
+    noise = optics.crosstalk_mw(13, 1, 0.001, 0.002)  # eq. (8)'s worst case: L_max, one Tx
     assert noise == pytest.approx(0.015)
-    snr = optics.snr_db(1.0, noise, 0.005)
+    snr = optics.snr_db(0.0, noise, 0.005)
     assert snr == pytest.approx(10 * math.log10(50))
     assert optics.ber(snr) == pytest.approx(0.5 * math.exp(-snr / 4))
+    assert optics.ber(snr, "linear") == pytest.approx(0.5 * math.exp(-50 / 4))
 
 
 def test_snr_needed_for_reliability() -> None:
