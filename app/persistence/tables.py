@@ -8,7 +8,6 @@ row per lightpath (an N=1024 plan has millions of them).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, LargeBinary, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -24,9 +23,10 @@ class PlanRow(Base):
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     status: Mapped[str] = mapped_column(String(16))  # queued, running, done, failed
-    request: Mapped[dict[str, Any]] = mapped_column(JSON)
-    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
-    error: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    # Stored as JSON, read back through app.schemas (PlanRequest, PlanResult, ErrorBody).
+    request: Mapped[dict[str, object]] = mapped_column(JSON)
+    result: Mapped[dict[str, object] | None] = mapped_column(JSON, nullable=True)
+    error: Mapped[dict[str, object] | None] = mapped_column(JSON, nullable=True)
     seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 

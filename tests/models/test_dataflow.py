@@ -44,8 +44,23 @@ def _run(algorithm, n: int) -> None:
     schedule = algorithm.schedule(ring, params)
     report = simulate(schedule)
     assert report.stages == schedule.stage_count
-    for stage in schedule.stages():
-        assert stage.unit_lightpaths >= 0
+    moved = sum(s.unit_lightpaths * s.pieces for s in schedule.stages())
+    assert moved >= least_data_moves(schedule), "fewer moves than the collective needs"
+
+
+def least_data_moves(schedule: Schedule) -> int:
+    """Data moves between nodes any schedule of the collective needs: all-gather, every node
+    receives every datum it does not start with; all-to-all, every block whose endpoints are on
+    different nodes crosses a lightpath; all-reduce, 2(N - 1), the one-way gossip bound (every
+    result depends on every input)."""
+    n = schedule.nodes
+    if schedule.collective == "allgather":
+        return schedule.data_count * (n - 1)
+    if schedule.collective == "alltoall":
+        per_node = np.bincount(schedule.endpoint_node, minlength=n)
+        endpoints = len(schedule.endpoint_node)
+        return int(endpoints**2 - (per_node**2).sum())
+    return 2 * (n - 1)
 
 
 @pytest.mark.parametrize("n", SMALL_N)
@@ -208,3 +223,11 @@ def test_simulator_catches_misrouted_block() -> None:
     blocks = [0 * n + 1, 0 * n + 2, 1 * n + 2, 1 * n + 0, 2 * n + 0, 2 * n + 1]
     with pytest.raises(DataFlowError):
         simulate(Schedule("alltoall", n, np.arange(n), n * n, (StageFlow.of(s, r, blocks),)))
+
+
+def test_simulator_catches_a_block_sent_twice_in_one_stage() -> None:
+    n = 2
+    # Block 0 -> 1 is sent twice (once as a copy it does not have), block 1 -> 0 once.
+    flows = (StageFlow.of([0, 0, 1], [1, 1, 0], [1, 1, 2]),)
+    with pytest.raises(DataFlowError, match="sent twice"):
+        simulate(Schedule("alltoall", n, np.arange(n), n * n, flows))
