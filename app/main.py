@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import APIRouter, FastAPI
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, FastAPI, Response
 from fastapi_offline import FastAPIOffline
+from pydantic import BaseModel
 
 from app.api import errors
 from app.api.routes import algorithms, plans, rwa
@@ -50,28 +50,38 @@ api.include_router(plans.router)
 app.include_router(api)
 
 
-@app.get("/health", tags=["service"])
-def health() -> dict[str, str]:
+class Health(BaseModel):
+    """Liveness or readiness, and why not ready."""
+
+    status: str
+    reason: str | None = None
+
+
+@app.get("/health", tags=["service"], response_model=Health, response_model_exclude_none=True)
+def health() -> Health:
     """Liveness: the process answers."""
-    return {"status": "ok"}
+    return Health(status="ok")
 
 
 @app.get(
     "/ready",
     tags=["service"],
-    response_model=None,
-    responses={503: {"description": "database unreachable or a solver does not import"}},
+    response_model=Health,
+    response_model_exclude_none=True,
+    responses={
+        503: {"model": Health, "description": "database unreachable or a solver does not import"}
+    },
 )
-def ready() -> dict[str, str] | JSONResponse:
+def ready(response: Response) -> Health:
     """Readiness: the database answers and both solver libraries import (HiGHS via highspy,
     CP-SAT via ortools)."""
     try:
         import highspy  # noqa: F401
         from ortools.sat.python import cp_model  # noqa: F401
     except ImportError as error:  # pragma: no cover - only on a broken install
-        return JSONResponse({"status": "not ready", "reason": str(error)}, status_code=503)
+        response.status_code = 503
+        return Health(status="not ready", reason=str(error))
     if not reachable(get_settings().database_url):
-        return JSONResponse(
-            {"status": "not ready", "reason": "database unreachable"}, status_code=503
-        )
-    return {"status": "ready"}
+        response.status_code = 503
+        return Health(status="not ready", reason="database unreachable")
+    return Health(status="ready")
