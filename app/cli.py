@@ -51,6 +51,8 @@ FLAGS = {
     "shape": "--shape",
     "search_budget_s": "--search-budget",
     "max_lightpath_hops": "--max-hops",
+    "workloads": "--workload",
+    "electrical": "--electrical",
 }
 
 CATALOG = TypeAdapter(list[CatalogEntry])
@@ -193,7 +195,7 @@ def plan_command(
     wavelengths: Annotated[int, typer.Option(help="wavelengths per fibre w")],
     message_bytes: Annotated[
         list[float], typer.Option("--message-bytes", help="bytes; repeatable")
-    ],
+    ] = [],  # noqa: B006
     algorithm: Annotated[
         list[str], typer.Option("--algorithm", help="algorithm name, repeatable, or 'all'")
     ] = ["all"],  # noqa: B006
@@ -239,6 +241,22 @@ def plan_command(
             "(default RWAOPT_SHAPE_SEARCH_BUDGET_S)",
         ),
     ] = None,
+    workload: Annotated[
+        list[str],
+        typer.Option(
+            "--workload",
+            help="a DNN's gradient as a message size: alexnet, vgg16, resnet50, googlenet; "
+            "repeatable",
+        ),
+    ] = [],  # noqa: B006
+    electrical: Annotated[
+        bool,
+        typer.Option(
+            "--electrical",
+            help="all-reduce: compare with E-Ring and E-RD on the electrical fat-tree "
+            "(Hockney and SimGrid)",
+        ),
+    ] = False,
 ) -> None:
     """Plan algorithms: true steps (certified RWA per stage) beside the papers' claims, time
     per message size and the fastest algorithm for each."""
@@ -269,6 +287,8 @@ def plan_command(
             "shape": shape,
             "search_budget_s": search_budget,
             "max_lightpath_hops": _parse_max_hops(max_hops),
+            "workloads": workload,
+            "electrical": electrical,
         }
         spec = prepare(_validated(PlanRequest, fields))
         with LazyProgress(enabled=sys.stderr.isatty()) as progress:

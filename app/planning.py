@@ -15,10 +15,12 @@ from app.schemas.requests import DEFAULT_SEARCH_BUDGET_S, PlanRequest
 from app.settings import get_settings
 from models.algorithms.base import Algorithm, Collective, Params, ShapeMode
 from models.algorithms.catalog import algorithms, get_algorithm
+from models.electrical import FatTree
 from models.errors import AlgorithmRefusedError, InvalidInputError, UnknownAlgorithmError
 from models.optics import OpticalParameters
 from models.optics import max_hops as max_hops_for
 from models.ring import Hardware, Ring
+from solver.electrical_sim import NetworkModel
 from solver.feasibility import PlanOptics, evaluate_plan
 from solver.outcome import SolveOptions
 from solver.plan import AlgorithmPlan, ProgressCallback, StageCache, plan_algorithm
@@ -52,6 +54,9 @@ class PlanSpec:
     optics: OpticalParameters = field(default_factory=OpticalParameters)
     search_budget_s: float = DEFAULT_SEARCH_BUDGET_S
     skipped: tuple[tuple[str, str], ...] = ()  # (algorithm, why) left out of "all"
+    electrical: FatTree | None = None  # compare with the electrical fat-tree (all-reduce)
+    simulate_electrical: bool = True
+    electrical_model: NetworkModel = "default"
 
 
 @dataclass(frozen=True)
@@ -140,6 +145,11 @@ def prepare(request: PlanRequest) -> PlanSpec:
         else:
             mode = per_algorithm.get(a.name, default_shape)
             choices.append(AlgorithmChoice(a, mode, a.paper_shape(ring)))
+    if request.electrical and collective != Collective.ALLREDUCE:
+        raise InvalidInputError(
+            f"the electrical baseline compares all-reduce (E-Ring, E-RD), not {collective}; "
+            "drop electrical or plan allreduce"
+        )
     for choice in choices:  # an exact method too large for a stage: refuse before solving
         for stage in choice.algorithm.stages(ring, choice.params):
             check_exact_size(stage, request.method)
@@ -148,11 +158,14 @@ def prepare(request: PlanRequest) -> PlanSpec:
         ring=ring,
         hardware=request.hardware.hardware(),
         choices=tuple(choices),
-        message_bytes=tuple(request.message_sizes_bytes),
+        message_bytes=tuple(request.sizes()),
         options=request.options(max_hops),
         optics=optics,
         search_budget_s=request.search_budget_s or get_settings().shape_search_budget_s,
         skipped=tuple(skipped),
+        electrical=request.electrical_network.fat_tree() if request.electrical else None,
+        simulate_electrical=request.electrical_network.simulate,
+        electrical_model=request.electrical_network.network_model,
     )
 
 

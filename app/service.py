@@ -18,6 +18,7 @@ from app.schemas.requests import PlanRequest, RingSpec, RwaInput, SolveSettings
 from app.schemas.results import (
     AlgorithmResult,
     CatalogEntry,
+    ElectricalResult,
     PlanResult,
     RwaResponse,
     SkippedAlgorithm,
@@ -25,6 +26,7 @@ from app.schemas.results import (
 from models.algorithms.catalog import algorithms
 from models.errors import InvalidInputError
 from models.ring import Ring
+from solver.electrical import compare
 from solver.solve import solve_stage
 
 
@@ -50,12 +52,23 @@ def plan(request: PlanRequest, progress: PlanProgress | None = None) -> SolvedPl
 
 
 def plan_result(spec: PlanSpec, planned: list[PlannedAlgorithm]) -> PlanResult:
+    electrical = None
+    if spec.electrical is not None:
+        electrical = compare(
+            [p.plan for p in planned],
+            spec.ring.nodes,
+            spec.message_bytes,
+            spec.electrical,
+            spec.electrical_model,
+            spec.simulate_electrical,
+        )
     return PlanResult(
         collective=spec.collective,
         ring=RingSpec.of(spec.ring),
         algorithms=[AlgorithmResult.of(p) for p in planned],
         skipped=[SkippedAlgorithm(algorithm=name, reason=why) for name, why in spec.skipped],
-        recommendation=recommendation(planned),
+        recommendation=recommendation(planned, electrical),
+        electrical=None if electrical is None else ElectricalResult.of(electrical),
     )
 
 

@@ -81,6 +81,13 @@ class AlgorithmPlan:
     closed_forms: tuple[ClosedForm, ...]
     timings: tuple[MessageTiming, ...]
     seconds: float
+    pieces_per_message: int = 1
+    hardware: Hardware = field(default_factory=Hardware)
+
+    def time_s(self, message_bytes: float) -> float:
+        """True time at any message size (the stages' steps do not depend on it)."""
+        slots = [(s.result.steps, s.stage.pieces) for s in self.stages]
+        return plan_time_s(slots, message_bytes, self.pieces_per_message, self.hardware)
 
     @property
     def true_steps(self) -> int:
@@ -208,4 +215,6 @@ def plan_algorithm(
         closed_forms=forms,
         timings=tuple(timings),
         seconds=time.monotonic() - started,
+        pieces_per_message=pieces,
+        hardware=hardware,
     )

@@ -92,6 +92,21 @@ def time_figure(result: PlanResult) -> Figure:
             ax.plot(x, claimed, "x--", color=colour, alpha=0.6)
         bound_x, bound_y = x, [t.hardware_bound_s for t in timings]
     ax.plot(bound_x, bound_y, "k:", label="hardware lower bound")
+    if result.electrical is not None:
+        for j, e in enumerate(a for a in result.electrical.algorithms if a.timings):
+            timings = sorted(e.timings, key=lambda t: t.message_bytes)
+            x = [t.message_bytes for t in timings]
+            colour = f"C{(len(result.algorithms) + j) % 10}"
+            ax.plot(
+                x,
+                [t.hockney_s for t in timings],
+                "s-.",
+                color=colour,
+                label=f"{e.algorithm} (Hockney)",
+            )
+            simulated = [t.simulated_s for t in timings if t.simulated_s is not None]
+            if len(simulated) == len(timings):
+                ax.plot(x, simulated, "^:", color=colour, label=f"{e.algorithm} (SimGrid)")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("message size per node (bytes)")

@@ -6,7 +6,13 @@ import csv
 import io
 import json
 
-from app.schemas.results import AlgorithmResult, CatalogEntry, PlanResult, RwaResponse
+from app.schemas.results import (
+    AlgorithmResult,
+    CatalogEntry,
+    ElectricalResult,
+    PlanResult,
+    RwaResponse,
+)
 from models.closed_forms import Unit
 
 
@@ -80,6 +86,8 @@ def plan_text(result: PlanResult) -> str:
             )
     for skipped in result.skipped:
         out.append(f"skipped {skipped.algorithm}: {skipped.reason}")
+    if result.electrical is not None:
+        out += _electrical_lines(result.electrical)
     for r in result.recommendation:
         out.append(f"fastest feasible at {size_text(r.message_bytes)}: {r.why}")
     first = result.algorithms[0].feasibility
@@ -110,6 +118,31 @@ def plan_text(result: PlanResult) -> str:
             f"{margin:>11}{ber:>11}{laser:>15}  {verdict}"
         )
     return "\n".join(out) + "\n"
+
+
+def _electrical_lines(e: ElectricalResult) -> list[str]:
+    head = f"{'electrical':<10}{'steps':>8}" + "".join(
+        f"{size_text(t.message_bytes) + ' Hockney':>20}{'simulated':>12}"
+        for t in next((a.timings for a in e.algorithms if a.timings), [])
+    )
+    out = [
+        f"electrical fat-tree ({e.network.hosts_per_leaf} hosts per leaf, "
+        f"{e.network.link_gbps:g} Gb/s, {e.network.link_latency_us:g} us; "
+        f"{e.simulator or 'SimGrid not installed: Hockney only'}):",
+        head,
+    ]
+    for a in e.algorithms:
+        if a.refusal is not None:
+            out.append(f"{a.algorithm:<10} {a.refusal}")
+            continue
+        line = f"{a.algorithm:<10}{a.steps.value:>8}"
+        for t in a.timings:
+            simulated = "-" if t.simulated_s is None else f"{t.simulated_s:.6g}"
+            line += f"{t.hockney_s:>20.6g}{simulated:>12}"
+        out.append(line)
+    crossing = "none" if e.crossover_bytes is None else size_text(e.crossover_bytes)
+    out.append(f"crossover: {crossing} ({e.crossover_note})")
+    return out
 
 
 CSV_COLUMNS = (

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
 from app.schemas.mirror import Mirror
 from models.algorithms.base import Collective, ShapeMode
+from models.electrical import DNN_WORKLOADS, FatTree
 from models.optics import ASSUMPTIONS, MIN_TARGET_BER, OpticalParameters
 from models.ring import ALLOWED_NAMES, Hardware, Ring
 from models.stage import Stage
@@ -189,6 +190,34 @@ class OpticsSpec(BaseModel):
         return OpticalParameters(**self.model_dump())
 
 
+class FatTreeSpec(BaseModel):
+    """The electrical baseline: the optical-vs-electrical paper's two-level fat-tree
+    (Sec. 3, Table 2); see models.electrical for what is printed and what is assumed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    hosts_per_leaf: int = Field(default=18, ge=1, le=1024, description="half a 36-port switch")
+    spines: int = Field(default=18, ge=1, le=1024, description="level-2 switches")
+    link_gbps: float = Field(default=25.0, gt=0, le=1e4, description="Table 2: 25 Gb/s")
+    link_latency_us: float = Field(default=25.0, ge=0, le=1e6, description="Table 2: 25 us")
+    simulate: bool = Field(
+        default=True,
+        description="also simulate with SimGrid (when installed): contention on shared links",
+    )
+    network_model: Literal["default", "cm02"] = Field(
+        default="default",
+        description="SimGrid's default model (what the papers ran), or CM02 without "
+        "correction factors or cross traffic",
+    )
+
+    def fat_tree(self) -> FatTree:
+        return FatTree(self.hosts_per_leaf, self.spines, self.link_gbps, self.link_latency_us)
+
+
+WorkloadName = Literal["alexnet", "vgg16", "resnet50", "googlenet"]
+assert set(get_args(WorkloadName)) == set(DNN_WORKLOADS)
+
+
 class SolveSettings(BaseModel):
     """How each stage is solved (`rwaopt rwa`, POST /api/v1/rwa, and every plan)."""
 
@@ -237,11 +266,26 @@ class PlanRequest(SolveSettings):
     message_sizes_bytes: Annotated[
         list[Annotated[float, Field(gt=0, le=MAX_MESSAGE_BYTES)]],
         Field(
-            min_length=1,
             max_length=MAX_MESSAGE_SIZES,
-            description="per-node message sizes to time, bytes",
+            description="per-node message sizes to time, bytes (and/or give `workloads`)",
         ),
-    ]
+    ] = Field(default_factory=list)
+    workloads: Annotated[
+        list[WorkloadName],
+        Field(
+            max_length=len(DNN_WORKLOADS),
+            description="DNN gradients as message sizes: parameters x 4 bytes (float32), "
+            "parameter counts as the WRHT paper prints them",
+        ),
+    ] = Field(default_factory=list)
+    electrical: Annotated[
+        bool,
+        Field(
+            description="all-reduce only: compare with E-Ring and E-RD on the electrical "
+            "fat-tree (Hockney eqs. 8-9 and a SimGrid simulation)"
+        ),
+    ] = False
+    electrical_network: FatTreeSpec = Field(default_factory=FatTreeSpec)
     optics: OpticsSpec = Field(default_factory=OpticsSpec)
     shape: Annotated[
         AskedShape | dict[str, AskedShape],
@@ -269,6 +313,19 @@ class PlanRequest(SolveSettings):
             "in steps",
         ),
     ] = None
+
+    @model_validator(mode="after")
+    def _some_size(self) -> PlanRequest:
+        if not self.message_sizes_bytes and not self.workloads:
+            raise ValueError("give message_sizes_bytes or workloads (at least one size)")
+        if len(self.sizes()) > MAX_MESSAGE_SIZES:
+            raise ValueError(f"at most {MAX_MESSAGE_SIZES} message sizes with the workloads")
+        return self
+
+    def sizes(self) -> list[float]:
+        """The message sizes to time: the given ones, then each workload's gradient."""
+        extra = [DNN_WORKLOADS[name].gradient_bytes for name in self.workloads]
+        return list(self.message_sizes_bytes) + extra
 
     @field_validator("algorithms")
     @classmethod

@@ -19,6 +19,7 @@ from models.dataflow import MessageCounts
 from models.optics import ASSUMPTIONS, SnrScale, lightpaths
 from models.ring import DIRECTION_LABELS, Ring
 from models.stage import Stage
+from solver.electrical import ElectricalAlgorithmResult, ElectricalComparison
 from solver.feasibility import LightpathReport, PlanOptics
 from solver.outcome import RwaResult, SolvedBy, Status
 from solver.plan import AlgorithmPlan, StagePlan
@@ -453,12 +454,99 @@ class Recommendation(BaseModel):
     fastest_by_closed_form: str | None = Field(
         description="what the papers' closed forms would pick (their claimed steps)"
     )
+    network: Literal["optical", "electrical"] = Field(
+        default="optical",
+        description="'electrical' when E-Ring or E-RD on the fat-tree beats every feasible "
+        "optical algorithm (plans with `electrical`)",
+    )
     why: str
 
 
 class SkippedAlgorithm(BaseModel):
     algorithm: str
     reason: str
+
+
+class SimulatedTime(Mirror):
+    time_s: float
+    mode: Literal["full", "per_step"] = Field(
+        description="'full': every message of the algorithm, carrying the data; 'per_step': "
+        "each distinct step pattern once (all hosts sending together), times its repeats"
+    )
+    delivered: bool | None = Field(
+        description="every host ended with the sum (full simulations; null per step)"
+    )
+
+
+class ElectricalTimingResult(BaseModel):
+    message_bytes: float
+    hockney_s: float = Field(description="eq. (8)/(9) as printed: alpha = one link's latency")
+    hockney_route_s: float = Field(
+        description="the same with alpha = the latency of the longest route (4 links across "
+        "leaves): what a contention-free simulation without correction factors gives"
+    )
+    simulated_s: float | None = Field(description="SimGrid, null when it is not installed")
+    simulation: SimulatedTime | None
+
+
+class ElectricalAlgorithmReport(BaseModel):
+    algorithm: str = Field(description="e-ring or e-rd")
+    steps: ClosedFormResult
+    time_formula: str
+    time_source: str
+    refusal: str | None
+    timings: list[ElectricalTimingResult]
+
+    @classmethod
+    def of(cls, a: ElectricalAlgorithmResult) -> ElectricalAlgorithmReport:
+        return cls(
+            algorithm=a.name,
+            steps=ClosedFormResult.of(a.steps),
+            time_formula=a.time_formula.text,
+            time_source=a.time_formula.source,
+            refusal=a.refusal,
+            timings=[
+                ElectricalTimingResult(
+                    message_bytes=t.message_bytes,
+                    hockney_s=t.hockney_s,
+                    hockney_route_s=t.hockney_route_s,
+                    simulated_s=None if t.simulated is None else t.simulated.time_s,
+                    simulation=None if t.simulated is None else SimulatedTime.of(t.simulated),
+                )
+                for t in a.timings
+            ],
+        )
+
+
+class FatTreeReport(Mirror):
+    hosts_per_leaf: int
+    spines: int
+    link_gbps: float
+    link_latency_us: float
+    note: str
+
+
+class ElectricalResult(BaseModel):
+    """The optical ring against the electrical fat-tree (optical-vs-electrical paper)."""
+
+    network: FatTreeReport
+    simulator: str | None = Field(description="null: SimGrid is not installed (Hockney only)")
+    algorithms: list[ElectricalAlgorithmReport]
+    crossover_bytes: float | None = Field(
+        description="smallest message size from which the fastest optical algorithm stays "
+        "faster than the fastest electrical one (Hockney as printed); null if no crossing"
+    )
+    crossover_note: str
+
+    @classmethod
+    def of(cls, c: ElectricalComparison) -> ElectricalResult:
+        return cls(
+            network=FatTreeReport.of(c.network),
+            simulator=c.simulator,
+            algorithms=[ElectricalAlgorithmReport.of(a) for a in c.algorithms],
+            crossover_bytes=c.crossover_bytes,
+            crossover_note=c.crossover_note,
+        )
 
 
 class PlanResult(BaseModel):
@@ -472,6 +560,9 @@ class PlanResult(BaseModel):
         description="algorithms of the collective left out of 'all' because they refuse the ring"
     )
     recommendation: list[Recommendation]
+    electrical: ElectricalResult | None = Field(
+        default=None, description="with `electrical`: E-Ring and E-RD on the fat-tree"
+    )
 
     def algorithm(self, name: str) -> AlgorithmResult:
         for entry in self.algorithms:
