@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install serve test lint browser
+.PHONY: install serve test lint browser simgrid
 
 $(BIN)/rwaopt: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -22,7 +22,18 @@ browser:
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium; }
 
-test: install browser
+# Debian's SimGrid Python module (3.32, the electrical baseline's simulator): one extension
+# file built for Debian's Python 3.11, linked into the venv (a .pth line would leak every
+# Debian package into it). `make serve` does not need it: plans then give Hockney times only.
+SIMGRID_SO := /usr/lib/python3/dist-packages/simgrid.cpython-311-x86_64-linux-gnu.so
+simgrid: install
+	@[ -e $(SIMGRID_SO) ] || { \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q python3-simgrid; }
+	@ln -sf $(SIMGRID_SO) "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/"
+	@$(BIN)/python -c "import simgrid" 2>/dev/null
+
+test: install browser simgrid
 	$(BIN)/python -m pytest
 
 lint: install

@@ -12,11 +12,12 @@ import io
 from collections.abc import Iterable
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from app.persistence.codec import decode
 from app.persistence.store import Solution
-from app.schemas.results import PlanResult
+from app.schemas.results import ElectricalResult, ElectricalTimingResult, PlanResult
 
 KINDS = ("channel-usage", "time-vs-message")
 
@@ -93,20 +94,7 @@ def time_figure(result: PlanResult) -> Figure:
         bound_x, bound_y = x, [t.hardware_bound_s for t in timings]
     ax.plot(bound_x, bound_y, "k:", label="hardware lower bound")
     if result.electrical is not None:
-        for j, e in enumerate(a for a in result.electrical.algorithms if a.timings):
-            timings = sorted(e.timings, key=lambda t: t.message_bytes)
-            x = [t.message_bytes for t in timings]
-            colour = f"C{(len(result.algorithms) + j) % 10}"
-            ax.plot(
-                x,
-                [t.hockney_s for t in timings],
-                "s-.",
-                color=colour,
-                label=f"{e.algorithm} (Hockney)",
-            )
-            simulated = [t.simulated_s for t in timings if t.simulated_s is not None]
-            if len(simulated) == len(timings):
-                ax.plot(x, simulated, "^:", color=colour, label=f"{e.algorithm} (SimGrid)")
+        _electrical_curves(ax, result.electrical, len(result.algorithms))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("message size per node (bytes)")
@@ -118,6 +106,23 @@ def time_figure(result: PlanResult) -> Figure:
         f"F={result.ring.fibers_per_direction}, w={result.ring.wavelengths_per_fiber}"
     )
     return fig
+
+
+def _electrical_curves(ax: Axes, electrical: ElectricalResult, first_colour: int) -> None:
+    """E-Ring and E-RD on the fat-tree: Hockney (dash-dot) and SimGrid (dotted)."""
+    for j, e in enumerate(a for a in electrical.algorithms if a.timings):
+        points: list[ElectricalTimingResult] = sorted(e.timings, key=_by_size)
+        x = [p.message_bytes for p in points]
+        colour = f"C{(first_colour + j) % 10}"
+        hockney = [p.hockney_s for p in points]
+        ax.plot(x, hockney, "s-.", color=colour, label=f"{e.algorithm} (Hockney)")
+        simulated = [p.simulated_s for p in points if p.simulated_s is not None]
+        if len(simulated) == len(points):
+            ax.plot(x, simulated, "^:", color=colour, label=f"{e.algorithm} (SimGrid)")
+
+
+def _by_size(timing: ElectricalTimingResult) -> float:
+    return timing.message_bytes
 
 
 def render(fig: Figure, fmt: str) -> bytes:

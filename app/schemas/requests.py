@@ -317,7 +317,7 @@ class PlanRequest(SolveSettings):
     @model_validator(mode="after")
     def _some_size(self) -> PlanRequest:
         if not self.message_sizes_bytes and not self.workloads:
-            raise ValueError("give message_sizes_bytes or workloads (at least one size)")
+            raise ValueError("give at least 1 message size: message_sizes_bytes or workloads")
         if len(self.sizes()) > MAX_MESSAGE_SIZES:
             raise ValueError(f"at most {MAX_MESSAGE_SIZES} message sizes with the workloads")
         return self

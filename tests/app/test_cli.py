@@ -252,3 +252,43 @@ def test_plan_optics_and_hop_limit() -> None:
     assert osm["feasibility"]["max_hops"] <= 4
     assert osm["routing_constraint"]["max_lightpath_hops"] == 4
     assert osm["feasibility"]["parameters"]["snr_scale"] == "linear"
+
+
+def test_plan_with_the_electrical_baseline() -> None:
+    """The optical ring beside E-Ring and E-RD on the fat-tree at N = 128, 64 MiB."""
+    code, out, _ = run("plan", "--collective", "allreduce", "--nodes", "128", "--wavelengths",
+                       "64", "--message-bytes", "67108864", "--algorithm", "ring",
+                       "--algorithm", "wrht", "--shape", "paper", "--electrical",
+                       "--json")  # fmt: skip
+    assert code == 0
+    doc = json.loads(out)
+    electrical = doc["electrical"]
+    e_ring, e_rd = electrical["algorithms"]
+    assert (e_ring["algorithm"], e_ring["steps"]["value"]) == ("e-ring", 254)
+    assert (e_rd["algorithm"], e_rd["steps"]["value"]) == ("e-rd", 7)
+    # eq. (8) and (9) by hand: see tests/models/test_electrical.py
+    assert e_ring["timings"][0]["hockney_s"] == pytest.approx(0.04896412864)
+    assert e_rd["timings"][0]["hockney_s"] == pytest.approx(0.15049885536)
+    for e in (e_ring, e_rd):
+        simulated = e["timings"][0]["simulated_s"]
+        assert simulated is not None and simulated >= e["timings"][0]["hockney_route_s"] * 0.99
+    assert e_rd["timings"][0]["simulation"]["delivered"] is True  # full simulation at 128
+    # Every optical time here is below every electrical one, so optics wins at every size.
+    optical = min(a["timings"][0]["time_s"] for a in doc["algorithms"])
+    assert optical < e_ring["timings"][0]["hockney_s"]
+    assert electrical["crossover_bytes"] is None and "optics is faster" in electrical["crossover_note"]
+    (advice,) = doc["recommendation"]
+    assert advice["network"] == "optical" and "electrical fat-tree" in advice["why"]
+
+
+def test_electrical_baseline_is_for_allreduce() -> None:
+    code, _, err = run(*PLAN8, "--electrical")
+    assert code == 2 and "compares all-reduce" in err
+
+
+def test_workload_presets_are_message_sizes() -> None:
+    code, out, _ = run("plan", "--collective", "allreduce", "--algorithm", "ring", "--nodes",
+                       "8", "--wavelengths", "4", "--workload", "googlenet", "--json")  # fmt: skip
+    assert code == 0
+    (timing,) = json.loads(out)["algorithms"][0]["timings"]
+    assert timing["message_bytes"] == pytest.approx(6.7977e6 * 4)

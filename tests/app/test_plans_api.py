@@ -191,6 +191,8 @@ BAD = [
     ({"method": "fast"}, 422, "method"),
     ({"collective": "broadcast"}, 422, "collective"),
     ({"surprise": 1}, 422, "surprise"),
+    ({"electrical": True}, 400, "compares all-reduce"),
+    ({"workloads": ["lenet"]}, 422, "workloads"),
 ]
 
 
