@@ -17,11 +17,12 @@ from models.electrical import (
     FatTree,
 )
 from solver.electrical_sim import (
+    Case,
     ElectricalAlgorithm,
     NetworkModel,
     Simulated,
     simgrid_available,
-    simulate_allreduce,
+    simulate_cases,
 )
 from solver.plan import AlgorithmPlan
 
@@ -73,14 +74,21 @@ def compare(
     simulate: bool = True,
 ) -> ElectricalComparison:
     simulate = simulate and simgrid_available()
+    power_of_two = nodes & (nodes - 1) == 0
+    names: list[ElectricalAlgorithm] = ["ring", "rd"] if power_of_two else ["ring"]
+    simulated: dict[tuple[str, float], Simulated] = {}
+    if simulate:
+        cases = [Case(a, size) for a in names for size in message_bytes]
+        runs = simulate_cases(cases, nodes, network, model)
+        simulated = {(c.algorithm, c.message_bytes): r for c, r in zip(cases, runs, strict=True)}
     results = []
-    cases: list[tuple[ElectricalAlgorithm, str, Formula, Formula]] = [
+    families: list[tuple[ElectricalAlgorithm, str, Formula, Formula]] = [
         ("ring", "e-ring", E_RING_STEPS, E_RING_TIME),
         ("rd", "e-rd", E_RD_STEPS, E_RD_TIME),
     ]
     route_alpha = network.alpha_s * (4 if network.leaves(nodes) > 1 else 2)
-    for algorithm, name, steps, time_formula in cases:
-        if algorithm == "rd" and nodes & (nodes - 1):
+    for algorithm, name, steps, time_formula in families:
+        if algorithm not in names:
             refusal = f"RD needs a power-of-two n; use n={1 << (nodes.bit_length() - 1)}"
             results.append(
                 ElectricalAlgorithmResult(name, steps.evaluate(nodes), time_formula, (), refusal)
@@ -93,9 +101,7 @@ def compare(
                     message_bytes=size,
                     hockney_s=_hockney(time_formula, nodes, size, network.alpha_s, network),
                     hockney_route_s=_hockney(time_formula, nodes, size, route_alpha, network),
-                    simulated=simulate_allreduce(algorithm, nodes, size, network, model)
-                    if simulate
-                    else None,
+                    simulated=simulated.get((algorithm, size)),
                 )
             )
         results.append(

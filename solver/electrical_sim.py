@@ -6,8 +6,9 @@ platform (SimGrid's FAT_TREE cluster), so links shared by concurrent transfers (
 up-links) are counted, not assumed away. The actors also carry the data: every host starts
 with its own value in every chunk, and the result says whether every host ends with the sum.
 
-SimGrid's engine can be created once per process, so every simulation runs in a child process
-(`python -m solver.electrical_sim`, JSON in and out).
+SimGrid's engine can be created once per process, so simulations run in a child process
+(`python -m solver.electrical_sim`, JSON in and out): all the cases of one plan in one engine,
+one after another, each timed from its start to its last host's end.
 
 Two network models:
 - "default": SimGrid's default (LV08: latency factor 13.01, bandwidth factor 0.97, TCP cross
@@ -28,9 +29,10 @@ import json
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from models.electrical import FatTree
 from models.errors import InternalError, InvalidInputError
@@ -54,6 +56,15 @@ def simgrid_available() -> bool:
     return importlib.util.find_spec("simgrid") is not None
 
 
+@dataclass(frozen=True)
+class Case:
+    """One all-reduce to simulate: `message_bytes` per host with `algorithm`."""
+
+    algorithm: ElectricalAlgorithm
+    message_bytes: float
+    full: bool | None = None  # None: full when it is at most FULL_SIMULATION_MESSAGES
+
+
 def simulate_allreduce(
     algorithm: ElectricalAlgorithm,
     nodes: int,
@@ -63,48 +74,56 @@ def simulate_allreduce(
     full: bool | None = None,
 ) -> Simulated:
     """Simulated time of one all-reduce of `message_bytes` per host on `nodes` hosts."""
+    (answer,) = simulate_cases([Case(algorithm, message_bytes, full)], nodes, network, model)
+    return answer
+
+
+def simulate_cases(
+    cases: Sequence[Case],
+    nodes: int,
+    network: FatTree | None = None,
+    model: NetworkModel = "default",
+) -> list[Simulated]:
+    """Every case on the same `nodes`-host fat-tree, in one child process."""
     network = network or FatTree()
     if not 2 <= nodes <= MAX_SIMULATED_NODES:
         raise InvalidInputError(f"simulate 2 to {MAX_SIMULATED_NODES} hosts, got {nodes}")
-    if algorithm == "rd" and nodes & (nodes - 1):
-        raise InvalidInputError(f"RD all-reduce needs a power-of-two n, got {nodes}")
-    if full is None:
-        steps = 2 * (nodes - 1) if algorithm == "ring" else nodes.bit_length() - 1
-        full = nodes * steps <= FULL_SIMULATION_MESSAGES
-    job = {
-        "algorithm": algorithm,
-        "nodes": nodes,
-        "message_bytes": message_bytes,
-        "network": asdict(network),
-        "model": model,
-        "full": full,
-    }
+    jobs = []
+    for case in cases:
+        if case.algorithm == "rd" and nodes & (nodes - 1):
+            raise InvalidInputError(f"RD all-reduce needs a power-of-two n, got {nodes}")
+        full = case.full
+        if full is None:
+            steps = 2 * (nodes - 1) if case.algorithm == "ring" else nodes.bit_length() - 1
+            full = nodes * steps <= FULL_SIMULATION_MESSAGES
+        jobs.append({"algorithm": case.algorithm, "bytes": case.message_bytes, "full": full})
+    if not jobs:
+        return []
+    request = {"nodes": nodes, "network": asdict(network), "model": model, "cases": jobs}
     try:
         done = subprocess.run(
             [sys.executable, "-m", "solver.electrical_sim"],
-            input=json.dumps(job),
+            input=json.dumps(request),
             capture_output=True,
             text=True,
             timeout=SIMULATION_TIMEOUT_S,
             check=False,
         )
     except subprocess.TimeoutExpired:
-        raise InternalError(
-            f"the SimGrid simulation took over {SIMULATION_TIMEOUT_S:g} s"
-        ) from None
+        limit = f"{SIMULATION_TIMEOUT_S:g} s"
+        raise InternalError(f"the SimGrid simulation took over {limit}") from None
     lines = done.stdout.strip().splitlines()
     if done.returncode != 0 or not lines:
         raise InternalError(
             f"the SimGrid simulation failed (exit {done.returncode}): {done.stderr[-500:]}"
         )
-    answer = json.loads(lines[-1])
-    return Simulated(answer["time_s"], answer["mode"], answer["delivered"], answer["wall_s"])
+    return [Simulated(**answer) for answer in json.loads(lines[-1])]
 
 
 # ----------------------------------------------------------------------- in the child process
 
 
-def _platform(nodes: int, net: FatTree, directory: Path) -> tuple[Path, int]:
+def _platform(nodes: int, net: FatTree, directory: Path) -> Path:
     leaves = net.leaves(nodes)
     hosts = leaves * net.hosts_per_leaf
     path = directory / "fat-tree.xml"
@@ -118,99 +137,92 @@ def _platform(nodes: int, net: FatTree, directory: Path) -> tuple[Path, int]:
         f'1,{net.spines};1,1"/>\n'
         "</platform>\n"
     )
-    return path, hosts
+    return path
 
 
-def _run(job: dict[str, object]) -> dict[str, object]:  # pragma: no cover - child process
+def _run(request: dict[str, Any]) -> list[dict[str, Any]]:  # pragma: no cover - child process
     import time
 
     import simgrid as sg
 
-    n = int(job["nodes"])  # type: ignore[call-overload]
-    size = float(job["message_bytes"])  # type: ignore[arg-type]
-    algorithm = str(job["algorithm"])
-    full = bool(job["full"])
-    net = FatTree(**job["network"])  # type: ignore[arg-type]
+    n = int(request["nodes"])
+    net = FatTree(**request["network"])
     args = ["rwaopt-sim", "--log=root.thres:critical"]
-    if job["model"] == "cm02":
+    if request["model"] == "cm02":
         args += ["--cfg=network/model:CM02", "--cfg=network/crosstraffic:0"]
     engine = sg.Engine(args)
     with tempfile.TemporaryDirectory() as tmp:
-        platform, _ = _platform(n, net, Path(tmp))
-        engine.load_platform(str(platform))
-    result: dict[int, list[float]] = {}
+        engine.load_platform(str(_platform(n, net, Path(tmp))))
+    hosts = [sg.Host.by_name(f"host-{rank}") for rank in range(n)]
+    answers: list[dict[str, Any]] = []
 
-    def mailbox(rank: int, step: int) -> sg.Mailbox:
-        return sg.Mailbox.by_name(f"{rank}:{step}")
-
-    def ring(rank: int) -> None:
+    def ring(tag: str, rank: int, size: float, steps: int, out: dict[int, list[float]]) -> None:
         chunks = [float(rank + 1)] * n  # host r starts with r + 1 in every chunk
         right = (rank + 1) % n
-        steps = 2 * (n - 1) if full else 1
         for step in range(steps):
             gather = step >= n - 1
             s = step - (n - 1) if gather else step
             send = (rank + 1 - s) % n if gather else (rank - s) % n
-            comm = mailbox(right, step).put_async((send, chunks[send]), max(1, int(size // n)))
-            index, value = mailbox(rank, step).get()
+            box = sg.Mailbox.by_name(f"{tag}:{right}:{step}")
+            comm = box.put_async((send, chunks[send]), max(1, int(size // n)))
+            index, value = sg.Mailbox.by_name(f"{tag}:{rank}:{step}").get()
             chunks[index] = value if gather else chunks[index] + value
             comm.wait()
-        result[rank] = chunks
+        out[rank] = chunks
 
-    def rd(rank: int) -> None:
+    def rd(tag: str, rank: int, size: float, steps: range, out: dict[int, list[float]]) -> None:
         value = float(rank + 1)
-        steps = n.bit_length() - 1
-        for k in range(steps):
-            peer = rank ^ (1 << k)
-            comm = mailbox(peer, k).put_async(value, max(1, int(size)))
-            value += mailbox(rank, k).get()
+        for k in steps:
+            box = sg.Mailbox.by_name(f"{tag}:{rank ^ (1 << k)}:{k}")
+            comm = box.put_async(value, max(1, int(size)))
+            value += sg.Mailbox.by_name(f"{tag}:{rank}:{k}").get()
             comm.wait()
-        result[rank] = [value]
+        out[rank] = [value]
 
-    def rd_step(rank: int, k: int) -> None:
-        peer = rank ^ (1 << k)
-        comm = mailbox(peer, k).put_async(0.0, max(1, int(size)))
-        mailbox(rank, k).get()
-        comm.wait()
+    def span(tag: str, body: Any, *extra: Any) -> tuple[float, dict[int, list[float]]]:
+        """Start one actor per host, wait for all: the simulated time it took."""
+        out: dict[int, list[float]] = {}
+        begin = sg.Engine.clock
+        actors = [
+            sg.Actor.create(f"{tag}:{rank}", hosts[rank], body, tag, rank, *extra, out)
+            for rank in range(n)
+        ]
+        for actor in actors:
+            actor.join()
+        return sg.Engine.clock - begin, out
 
-    started = time.monotonic()
-    if algorithm == "ring" or full:
-        body = ring if algorithm == "ring" else rd
-        for rank in range(n):
-            sg.Actor.create(f"r{rank}", sg.Host.by_name(f"host-{rank}"), body, rank)
-        engine.run()
-        time_s = sg.Engine.clock * (1 if full else 2 * (n - 1))
-    else:  # RD, one simulation per step pattern: run them one after another, sum their spans
-        spans = []
+    def driver() -> None:
+        for i, case in enumerate(request["cases"]):
+            started = time.monotonic()
+            size, full, tag = float(case["bytes"]), bool(case["full"]), f"c{i}"
+            log_n = n.bit_length() - 1
+            if case["algorithm"] == "ring":
+                took, out = span(tag, ring, size, 2 * (n - 1) if full else 1)
+                took *= 1 if full else 2 * (n - 1)
+            elif full:
+                took, out = span(tag, rd, size, range(log_n))
+            else:  # each RD step once, all hosts together
+                took, out = 0.0, {}
+                for k in range(log_n):
+                    took += span(f"{tag}.{k}", rd, size, range(k, k + 1))[0]
+            total = n * (n + 1) / 2
+            delivered = None
+            if full:
+                delivered = len(out) == n and all(
+                    abs(v - total) <= 1e-9 * total for values in out.values() for v in values
+                )
+            answers.append(
+                {
+                    "time_s": took,
+                    "mode": "full" if full else "per_step",
+                    "delivered": delivered,
+                    "wall_s": time.monotonic() - started,
+                }
+            )
 
-        def driver() -> None:
-            for k in range(n.bit_length() - 1):
-                begin = sg.Engine.clock
-                actors = [
-                    sg.Actor.create(
-                        f"r{rank}:{k}", sg.Host.by_name(f"host-{rank}"), rd_step, rank, k
-                    )
-                    for rank in range(n)
-                ]
-                for actor in actors:
-                    actor.join()
-                spans.append(sg.Engine.clock - begin)
-
-        sg.Actor.create("driver", sg.Host.by_name("host-0"), driver)
-        engine.run()
-        time_s = sum(spans)
-    delivered = None
-    if full:
-        total = n * (n + 1) / 2
-        delivered = len(result) == n and all(
-            all(abs(v - total) <= 1e-9 * total for v in values) for values in result.values()
-        )
-    return {
-        "time_s": time_s,
-        "mode": "full" if full else "per_step",
-        "delivered": delivered,
-        "wall_s": time.monotonic() - started,
-    }
+    sg.Actor.create("driver", hosts[0], driver)
+    engine.run()
+    return answers
 
 
 if __name__ == "__main__":  # pragma: no cover - the child process
