@@ -337,6 +337,41 @@ class LazyProgress:
         self.bar.update(self.tasks[name], completed=done)
 
 
+@cli.command("reproduce")
+def reproduce_command(
+    targets: Annotated[
+        list[str] | None,
+        typer.Argument(help="optree-journal, wrht, optical-electrical, tra or all (default)"),
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", help="directory for the report")] = Path(
+        "reproduction"
+    ),
+    quick: Annotated[bool, typer.Option(help="smaller grids (a few minutes)")] = False,
+) -> None:
+    """Rebuild the papers' tables and figures: printed vs formula vs true, verdicts computed
+    (report.md, report.html, figures/, tables/, findings.json)."""
+    from app.presentation.report import write_report
+    from app.reproduce import TARGETS, PlanCache, Target, reproduce
+
+    def work() -> str:
+        names = targets or ["all"]
+        unknown = sorted(set(names) - {*TARGETS, "all"})
+        if unknown:
+            raise InvalidInputError(
+                f"unknown target {', '.join(unknown)}; use {', '.join(TARGETS)} or all"
+            )
+        chosen: list[Target] = (
+            list(TARGETS) if "all" in names else [t for t in TARGETS if t in names]
+        )
+        out.mkdir(parents=True, exist_ok=True)
+        sections = reproduce(chosen, quick, PlanCache(out / "cache.json"))
+        counts = write_report(sections, out)
+        summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+        return f"wrote {out}/report.md, report.html, findings.json ({summary})\n"
+
+    typer.echo(_run(work), nl=False)
+
+
 @cli.command("serve")
 def serve_command(
     host: Annotated[str | None, typer.Option(help="bind address (default RWAOPT_HOST)")] = None,

@@ -1,0 +1,1 @@
+"""Numbers as the papers print them, one JSON file per paper (see models.findings)."""

@@ -1,0 +1,68 @@
+"""`rwaopt reproduce`: the machinery flags exactly the planted error of a synthetic paper, and
+the report files are written and self-contained."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from app.cli import cli
+from app.presentation.report import write_report
+from app.reproduce import Chart, PlanCache, Section, Series, Table
+from models.closed_forms import Unit, ring_allgather_steps
+from models.findings import Printed, Verdict, finding
+from models.ring import Ring
+
+# A synthetic paper printing Ring all-gather steps at three sizes, one of them misprinted.
+SYNTHETIC = [(8, 7), (16, 14), (32, 31)]  # 16 nodes take 15 steps: the planted error
+
+
+def synthetic_section(cache: PlanCache) -> Section:
+    section = Section("synthetic", "A synthetic paper", "Ring all-gather, one misprint.")
+    for n, printed in SYNTHETIC:
+        p = Printed("Synthetic", "Table 9", "steps", {"nodes": n}, Unit.STEPS, printed, "Table 9")
+        true = cache.plan("allgather", "ring", Ring(n, 1, 4))["true_steps"]
+        section.findings.append(finding(p, ring_allgather_steps(n), true))
+    section.tables.append(Table("synthetic", "Table 9", ["nodes", "printed"], [[8, 7]]))
+    section.charts.append(Chart("synthetic", "steps", "N", "steps", [Series("ring", [8], [7])]))
+    return section
+
+
+def test_the_planted_error_and_only_it_is_flagged(tmp_path: Path) -> None:
+    cache = PlanCache(tmp_path / "cache.json")
+    counts = write_report([synthetic_section(cache)], tmp_path)
+    assert counts == {"agrees": 2, "printed_vs_formula": 1}
+    findings = json.loads((tmp_path / "findings.json").read_text())
+    flagged = [f for f in findings if f["verdict"] != Verdict.AGREES]
+    assert [(f["parameters"], f["printed"], f["formula"], f["true"]) for f in flagged] == [
+        ({"nodes": 16}, 14, 15, 15)
+    ]
+    html = (tmp_path / "report.html").read_text()
+    assert "<svg" in html and "<img" not in html and "http://" not in html.split("<svg")[0]
+    assert (tmp_path / "figures" / "synthetic.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "tables" / "synthetic.csv").read_text() == "nodes,printed\n8,7\n"
+    # The cache answers the same request again without solving.
+    assert PlanCache(tmp_path / "cache.json").entries == cache.entries
+
+
+def test_reproduce_tra_from_the_command_line(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["reproduce", "tra", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.stderr
+    findings = json.loads((tmp_path / "findings.json").read_text())
+    by_radix = {(f["quantity"], f["parameters"]["radix"]): f for f in findings}
+    # "K (= 16,384) at r = P": Proposition 1 gives w(r - 1) = 16383 at P = r = 16384.
+    misprint = by_radix[("rounds", 16384)]
+    assert (misprint["formula"], misprint["true"], misprint["verdict"]) == (
+        16383,
+        16383,
+        "printed_vs_formula",
+    )
+    assert by_radix[("rounds", 128)]["verdict"] == "agrees"
+    assert (tmp_path / "report.md").exists()
+
+
+def test_unknown_target(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["reproduce", "bogus", "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "unknown target bogus" in result.stderr
