@@ -34,12 +34,50 @@ MESSAGE_BYTES = 4 * 2**20  # the time column of the step tables: 4 MiB per node
 Summary = dict[str, Any]  # true_steps, steps_lower_bound, time_s, max_hops, claimed, ...
 
 
+TABLES: dict[str, tuple[str, str]] = {  # name: (title, columns)
+    "optree_journal_table1": (
+        "Table 1 (N = 1024, w = 64)",
+        "algorithm printed formula true lower_bound verdict",
+    ),
+    "optree_depth_sweep": (
+        "OpTree true steps against depth k (w = 64)",
+        "nodes k branching eq1_steps true_steps eq4_l_max longest_lightpath",
+    ),
+    "wrht_table1": (
+        "Table I (N = 1000, w = 64)",
+        "algorithm printed formula true lower_bound verdict",
+    ),
+    "optical_electrical_steps": (
+        "Table 1 and Sec. 4.2: steps (w = 64)",
+        "algorithm network nodes printed formula true verdict",
+    ),
+    "optical_electrical_sizes": (
+        "Time against message size",
+        "nodes message_bytes o_ring_s o_rd_s e_ring_hockney_s e_rd_hockney_s "
+        "e_ring_simulated_s e_rd_simulated_s crossover_bytes",
+    ),
+    "optical_electrical_dnn": (
+        "DNN gradients (float32), N = 128 .. 1024",
+        "workload nodes message_bytes o_ring_s o_rd_s e_ring_hockney_s e_rd_hockney_s",
+    ),
+    "tra_k_d": (
+        "K and D at P = 16384",
+        "quantity processes radix printed formula counted verdict",
+    ),
+}
+
+
 @dataclass
 class Table:
     name: str
     title: str
     columns: list[str]
     rows: list[list[Any]] = field(default_factory=list)
+
+    @classmethod
+    def named(cls, name: str) -> Table:
+        title, columns = TABLES[name]
+        return cls(name, title, columns.split())
 
 
 @dataclass
@@ -61,6 +99,34 @@ class Chart:
     log_y: bool = False
 
 
+DESCRIPTIONS: dict[str, tuple[str, str]] = {
+    "optree-journal": (
+        "OpTree journal: Table 1 and the depth sweep (Sec. V-B, Lemma 3, eq. 4)",
+        "Table 1 at N = 1024, w = 64: printed steps, the closed form as printed, and the true "
+        "steps of each algorithm at the paper's shape (certified RWA per stage). The depth "
+        "sweep solves OpTree at every depth k (the most balanced factorisation of N with k "
+        "levels) and compares eq. (1) at k, the best depth found and Lemma 3's k*. Eq. (4)'s "
+        "L_max is compared with the longest lightpath of the solved plan.",
+    ),
+    "wrht": (
+        "WRHT: Table I (N = 1000, w = 64)",
+        "Printed steps of Table I, the formula as printed, and the true steps at the paper's "
+        "shape (H-Ring with g = 5 as printed).",
+    ),
+    "optical-electrical": (
+        "Optical vs electrical all-reduce: steps, crossover and DNN times",
+        "Ring and RD on the optical ring (true steps) and on the electrical fat-tree (Table 1, "
+        "Hockney eqs. 8-9, SimGrid), across message sizes and node counts for the four DNNs.",
+    ),
+    "tra": (
+        "TRA: K and D (Propositions 1-4) at the paper's (P, r) points",
+        "K (rounds) and D (blocks a process sends) as printed, by Propositions 1-4, and counted "
+        "on the schedule's rounds (each round a uniform shift; equal to block-by-block counts "
+        "on simulated schedules, tests/models/test_shapes.py).",
+    ),
+}
+
+
 @dataclass
 class Section:
     target: str
@@ -69,6 +135,11 @@ class Section:
     findings: list[Finding] = field(default_factory=list)
     tables: list[Table] = field(default_factory=list)
     charts: list[Chart] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, target: str) -> Section:
+        title, text = DESCRIPTIONS[target]
+        return cls(target, title, text)
 
 
 class PlanCache:
@@ -121,47 +192,50 @@ def _summary(plan: AlgorithmPlan) -> Summary:
     }
 
 
-def _value(summary: Summary, key: str) -> float | None:
-    return summary.get(key)
+def claim_finding(printed: Printed, summary: Summary) -> Finding:
+    """The printed number against the plan's headline closed form (either of its cases) and
+    its true steps."""
+    return finding(
+        printed,
+        summary.get("claimed"),
+        summary["true_steps"],
+        alternative=summary.get("alternative"),
+    )
 
 
 def _printed(paper: str) -> Iterator[Printed]:
     yield from load_printed(paper)
 
 
-def optree_journal(cache: PlanCache, quick: bool) -> Section:
-    section = Section(
-        "optree-journal",
-        "OpTree journal: Table 1 and the depth sweep (Sec. V-B, Lemma 3, eq. 4)",
-        "Table 1 at N = 1024, w = 64: printed steps, the closed form as printed, and the true "
-        "steps of each algorithm at the paper's shape (certified RWA per stage). The depth "
-        "sweep solves OpTree at every depth k (the most balanced factorisation of N with k "
-        "levels) and compares eq. (1) at k, the best depth found and Lemma 3's k*. Eq. (4)'s "
-        "L_max is compared with the longest lightpath of the solved plan.",
-    )
-    table = Table(
-        "optree_journal_table1",
-        "Table 1 (N = 1024, w = 64)",
-        ["algorithm", "printed", "formula", "true", "lower_bound", "verdict"],
-    )
-    ring = Ring(1024, 1, 64)
-    for p in _printed("optree-journal"):
-        name = p.parameters["algorithm"]
-        if p.quantity == "k_star":
-            section.findings.append(finding(p, optree_k_star(1024), None, "k* is a formula only"))
+def printed_steps(
+    cache: PlanCache, section: Section, table: str, paper: str, collective: str, ring: Ring
+) -> None:
+    """A paper's step table: every printed step count beside its closed form and true steps
+    at the paper's shape (an algorithm parameter the paper prints, e.g. g = 5, is used)."""
+    rows = Table.named(table)
+    for p in _printed(paper):
+        if p.quantity != "steps":
             continue
-        summary = cache.plan("allgather", name, ring)
-        f = finding(
-            p,
-            _value(summary, "claimed"),
-            summary["true_steps"],
-            alternative=_value(summary, "alternative"),
-        )
+        name = p.parameters["algorithm"]
+        params = {
+            k: v for k, v in p.parameters.items() if k not in ("algorithm", "nodes", "wavelengths")
+        }
+        summary = cache.plan(collective, name, ring, params)
+        f = claim_finding(p, summary)
         section.findings.append(f)
-        table.rows.append(
+        rows.rows.append(
             [name, p.value, f.formula, f.true, summary["steps_lower_bound"], f.verdict.value]
         )
-    section.tables.append(table)
+    section.tables.append(rows)
+
+
+def optree_journal(cache: PlanCache, quick: bool) -> Section:
+    section = Section.of("optree-journal")
+    ring = Ring(1024, 1, 64)
+    printed_steps(cache, section, "optree_journal_table1", "optree-journal", "allgather", ring)
+    for p in _printed("optree-journal"):
+        if p.quantity == "k_star":
+            section.findings.append(finding(p, optree_k_star(1024), None, "k* is a formula only"))
     optree = cache.plan("allgather", "optree", ring)
     k_star = optree_k_star(1024) or 1
     eq4 = Printed(
@@ -183,11 +257,7 @@ def optree_journal(cache: PlanCache, quick: bool) -> Section:
         )
     )
     sizes = (256, 512) if quick else (512, 1024, 2048, 4096)
-    sweep = Table(
-        "optree_depth_sweep",
-        "OpTree true steps against depth k (w = 64)",
-        ["nodes", "k", "branching", "eq1_steps", "true_steps", "eq4_l_max", "longest_lightpath"],
-    )
+    sweep = Table.named("optree_depth_sweep")
     chart = Chart(
         "optree_depth_sweep",
         "OpTree: true steps against depth k (w = 64)",
@@ -252,56 +322,19 @@ def optree_journal(cache: PlanCache, quick: bool) -> Section:
 
 
 def wrht(cache: PlanCache, quick: bool) -> Section:
-    section = Section(
-        "wrht",
-        "WRHT: Table I (N = 1000, w = 64)",
-        "Printed steps of Table I, the formula as printed, and the true steps at the paper's "
-        "shape (H-Ring with g = 5 as printed).",
-    )
-    table = Table(
-        "wrht_table1",
-        "Table I (N = 1000, w = 64)",
-        ["algorithm", "printed", "formula", "true", "verdict"],
-    )
-    ring = Ring(1000, 1, 64)
-    for p in _printed("wrht"):
-        name = p.parameters["algorithm"]
-        params = {"group": p.parameters["group"]} if "group" in p.parameters else {}
-        summary = cache.plan("allreduce", name, ring, params)
-        f = finding(
-            p,
-            _value(summary, "claimed"),
-            summary["true_steps"],
-            alternative=_value(summary, "alternative"),
-        )
-        section.findings.append(f)
-        table.rows.append([name, p.value, f.formula, f.true, f.verdict.value])
-    section.tables.append(table)
+    section = Section.of("wrht")
+    printed_steps(cache, section, "wrht_table1", "wrht", "allreduce", Ring(1000, 1, 64))
     return section
 
 
 def optical_electrical(cache: PlanCache, quick: bool) -> Section:
-    section = Section(
-        "optical-electrical",
-        "Optical vs electrical all-reduce: steps, crossover and DNN times",
-        "Ring and RD on the optical ring (true steps) and on the electrical fat-tree (Table 1, "
-        "Hockney eqs. 8-9, SimGrid), across message sizes and node counts for the four DNNs.",
-    )
-    steps = Table(
-        "optical_electrical_steps",
-        "Table 1 and Sec. 4.2: steps (w = 64)",
-        ["algorithm", "network", "nodes", "printed", "formula", "true", "verdict"],
-    )
+    section = Section.of("optical-electrical")
+    steps = Table.named("optical_electrical_steps")
     for p in _printed("optical-electrical"):
         name, network, n = p.parameters["algorithm"], p.parameters["network"], p.parameters["nodes"]
         if network == "optical":
             summary = cache.plan("allreduce", name, Ring(n, 1, 64))
-            f = finding(
-                p,
-                _value(summary, "claimed"),
-                summary["true_steps"],
-                alternative=_value(summary, "alternative"),
-            )
+            f = claim_finding(p, summary)
         else:
             formula = 2 * (n - 1) if name == "ring" else (n - 1).bit_length()
             f = finding(p, formula, None, "electrical steps are a count of the schedule")
@@ -310,21 +343,7 @@ def optical_electrical(cache: PlanCache, quick: bool) -> Section:
     section.tables.append(steps)
     nodes = (128,) if quick else (128, 1024)
     sizes = [16e6, 256e6] if quick else [16e6, 64e6, 256e6, 1024e6, 4096e6, 16384e6]
-    crossing = Table(
-        "optical_electrical_sizes",
-        "Time against message size",
-        [
-            "nodes",
-            "message_bytes",
-            "o_ring_s",
-            "o_rd_s",
-            "e_ring_hockney_s",
-            "e_rd_hockney_s",
-            "e_ring_simulated_s",
-            "e_rd_simulated_s",
-            "crossover_bytes",
-        ],
-    )
+    crossing = Table.named("optical_electrical_sizes")
     chart = Chart(
         "optical_electrical_sizes",
         f"All-reduce time, N = {nodes[-1]}",
@@ -371,19 +390,7 @@ def optical_electrical(cache: PlanCache, quick: bool) -> Section:
                 chart.series.append(Series(label, list(sizes), ys))
     section.tables.append(crossing)
     section.charts.append(chart)
-    dnn = Table(
-        "optical_electrical_dnn",
-        "DNN gradients (float32), N = 128 .. 1024",
-        [
-            "workload",
-            "nodes",
-            "message_bytes",
-            "o_ring_s",
-            "o_rd_s",
-            "e_ring_hockney_s",
-            "e_rd_hockney_s",
-        ],
-    )
+    dnn = Table.named("optical_electrical_dnn")
     for workload in DNN_WORKLOADS.values():
         for n in (128,) if quick else (128, 256, 512, 1024):
             ring = Ring(n, 1, 64)
@@ -419,18 +426,8 @@ def _sim(algorithm: Any, i: int) -> float | None:
 
 
 def tra(cache: PlanCache, quick: bool) -> Section:
-    section = Section(
-        "tra",
-        "TRA: K and D (Propositions 1-4) at the paper's (P, r) points",
-        "K (rounds) and D (blocks a process sends) as printed, by Propositions 1-4, and counted "
-        "on the schedule's rounds (each round a uniform shift; equal to block-by-block counts "
-        "on simulated schedules, tests/models/test_shapes.py).",
-    )
-    table = Table(
-        "tra_k_d",
-        "K and D at P = 16384",
-        ["quantity", "processes", "radix", "printed", "formula", "counted", "verdict"],
-    )
+    section = Section.of("tra")
+    table = Table.named("tra_k_d")
     algorithm = get_algorithm("alltoall", "tra")
     from models.closed_forms import tra_blocks, tra_rounds
 
