@@ -25,9 +25,9 @@ from app.errors import exit_code, internal
 from app.persistence.database import migrate
 from app.planning import prepare
 from app.presentation.text import catalog_text, plan_csv, plan_text, rwa_text
-from app.schemas.requests import PlanRequest, RwaInput, SolveSettings
+from app.schemas.requests import PlanRequest, ReproductionRequest, RwaInput, SolveSettings
 from app.schemas.results import CatalogEntry
-from app.service import catalog, execute, rwa
+from app.service import catalog, execute, reproduce, rwa
 from app.settings import get_settings
 from models.errors import InvalidInputError, RwaoptError
 
@@ -53,6 +53,7 @@ FLAGS = {
     "max_lightpath_hops": "--max-hops",
     "workloads": "--workload",
     "electrical": "--electrical",
+    "targets": "target",
 }
 
 CATALOG = TypeAdapter(list[CatalogEntry])
@@ -350,23 +351,14 @@ def reproduce_command(
 ) -> None:
     """Rebuild the papers' tables and figures: printed vs formula vs true, verdicts computed
     (report.md, report.html, figures/, tables/, findings.json)."""
-    from app.presentation.report import write_report
-    from app.reproduce import TARGETS, PlanCache, Target, reproduce
 
     def work() -> str:
         names = targets or ["all"]
-        unknown = sorted(set(names) - {*TARGETS, "all"})
-        if unknown:
-            raise InvalidInputError(
-                f"unknown target {', '.join(unknown)}; use {', '.join(TARGETS)} or all"
-            )
-        chosen: list[Target] = (
-            list(TARGETS) if "all" in names else [t for t in TARGETS if t in names]
+        request = _validated(
+            ReproductionRequest, {"targets": "all" if "all" in names else names, "quick": quick}
         )
-        out.mkdir(parents=True, exist_ok=True)
-        sections = reproduce(chosen, quick, PlanCache(out / "cache.json"))
-        counts = write_report(sections, out)
-        summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+        done = reproduce(request, out)
+        summary = ", ".join(f"{k} {v}" for k, v in sorted(done.verdicts.items()))
         return f"wrote {out}/report.md, report.html, findings.json ({summary})\n"
 
     typer.echo(_run(work), nl=False)

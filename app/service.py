@@ -8,17 +8,29 @@ runners call these and nothing below them.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
 from app.persistence.codec import encode
 from app.persistence.store import Solution
 from app.planning import PlannedAlgorithm, PlanProgress, PlanSpec, prepare, run_plan
+from app.presentation.report import write_report
 from app.recommendation import recommendation
-from app.schemas.requests import PlanRequest, RingSpec, RwaInput, SolveSettings
+from app.reproduce import PlanCache
+from app.reproduce import reproduce as build_sections
+from app.schemas.requests import (
+    PlanRequest,
+    ReproductionRequest,
+    RingSpec,
+    RwaInput,
+    SolveSettings,
+)
 from app.schemas.results import (
     AlgorithmResult,
     CatalogEntry,
     ElectricalResult,
+    FindingResult,
     PlanResult,
     RwaResponse,
     SkippedAlgorithm,
@@ -101,3 +113,32 @@ def catalog(
             raise InvalidInputError("give both nodes and wavelengths to evaluate closed forms")
         ring = Ring(nodes, fibers, wavelengths)
     return [CatalogEntry.of(a, ring) for a in algorithms(collective)]
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """A written report: its findings and the files under the output directory."""
+
+    findings: list[FindingResult]
+    files: dict[str, bytes]
+    seconds: float
+
+    @property
+    def verdicts(self) -> dict[str, int]:
+        return dict(Counter(f.verdict.value for f in self.findings))
+
+
+def reproduce(request: ReproductionRequest, out: Path) -> Reproduction:
+    """Rebuild the chosen papers' tables and figures into `out` (`rwaopt reproduce`, POST
+    /api/v1/reproductions); plans solved before are read from `out/cache.json`."""
+    started = time.monotonic()
+    out.mkdir(parents=True, exist_ok=True)
+    sections = build_sections(request.chosen(), request.quick, PlanCache(out / "cache.json"))
+    write_report(sections, out)
+    files = {
+        str(path.relative_to(out)): path.read_bytes()
+        for path in sorted(out.rglob("*"))
+        if path.is_file() and path.name != "cache.json"
+    }
+    findings = [FindingResult.of(f) for s in sections for f in s.findings]
+    return Reproduction(findings, files, time.monotonic() - started)

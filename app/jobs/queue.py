@@ -17,7 +17,7 @@ from app.jobs.executors import SharedExecutor
 from app.jobs.pool import plan_in_pool
 from app.persistence.store import PlanStore
 from app.planning import prepare
-from app.schemas.documents import PlanStatus
+from app.schemas.documents import JobStatus
 from app.service import execute
 from app.settings import Settings, get_settings
 from models.errors import RwaoptError
@@ -93,7 +93,7 @@ def on_job_failure(job: Any, _connection: Any, kind: type, value: BaseException,
     plan_id, database_url = job.args[0], job.args[1]
     store = PlanStore(database_url)
     row = store.get(plan_id)
-    if row is not None and row.status in (PlanStatus.QUEUED, PlanStatus.RUNNING):
+    if row is not None and row.status in (JobStatus.QUEUED, JobStatus.RUNNING):
         failure = WorkerFailedError(
             f"the worker stopped solving this plan ({kind.__name__}: {value}); "
             "post it again, perhaps with a shorter time limit or a smaller ring"

@@ -6,17 +6,19 @@ import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any, Generic, TypeVar, cast
 
 from sqlalchemy import CursorResult, Result, delete, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.errors import ErrorBody
 from app.persistence.database import migrate, session_factory
-from app.persistence.tables import PlanRow, SolutionRow
-from app.schemas.documents import PlanDocument, PlanStatus
+from app.persistence.tables import JobColumns, PlanRow, SolutionRow
+from app.schemas.documents import JobStatus, PlanDocument
 from app.schemas.requests import PlanRequest
 from app.schemas.results import PlanResult
+
+Row = TypeVar("Row", bound=JobColumns)
 
 
 @dataclass(frozen=True)
@@ -28,7 +30,12 @@ class Solution:
     data: bytes
 
 
-class PlanStore:
+class JobStore(Generic[Row]):
+    """Status changes shared by every kind of queued job (plans, reproductions); each write
+    is one transaction."""
+
+    row: type[Row]
+
     def __init__(self, url: str) -> None:
         self.url = url
         self._sessions: sessionmaker[Session] = session_factory(url)
@@ -36,10 +43,52 @@ class PlanStore:
     def migrate(self) -> None:
         migrate(self.url)
 
+    def mark_running(self, job_id: str) -> bool:
+        """queued -> running; False if the job is gone or not queued (e.g. deleted)."""
+        row = self.row
+        with self._sessions.begin() as session:
+            changed = _rowcount(
+                session.execute(
+                    update(row)
+                    .where(row.id == job_id, row.status == JobStatus.QUEUED)
+                    .values(status=JobStatus.RUNNING)
+                )
+            )
+        return bool(changed)
+
+    def requeue_unfinished(self) -> list[str]:
+        """Jobs left queued or running by a process that stopped: back to queued, oldest
+        first (the embedded deployment resubmits them at start-up)."""
+        row = self.row
+        with self._sessions.begin() as session:
+            ids = list(
+                session.scalars(
+                    select(row.id)
+                    .where(row.status.in_((JobStatus.QUEUED, JobStatus.RUNNING)))
+                    .order_by(row.created_at)
+                )
+            )
+            if ids:
+                session.execute(update(row).where(row.id.in_(ids)).values(status=JobStatus.QUEUED))
+        return ids
+
+    def fail(self, job_id: str, error: ErrorBody) -> None:
+        body = error.model_dump(mode="json")
+        with self._sessions.begin() as session:
+            session.execute(
+                update(self.row)
+                .where(self.row.id == job_id)
+                .values(status=JobStatus.FAILED, error=body)
+            )
+
+
+class PlanStore(JobStore[PlanRow]):
+    row = PlanRow
+
     def create(
         self,
         request: PlanRequest,
-        status: PlanStatus = PlanStatus.QUEUED,
+        status: JobStatus = JobStatus.QUEUED,
         result: PlanResult | None = None,
         solutions: Sequence[Solution] = (),
         seconds: float | None = None,
@@ -59,18 +108,6 @@ class PlanStore:
             _add_solutions(session, row.id, solutions)
             return _document(row)
 
-    def mark_running(self, plan_id: str) -> bool:
-        """queued -> running; False if the plan is gone or not queued (e.g. deleted)."""
-        with self._sessions.begin() as session:
-            changed = _rowcount(
-                session.execute(
-                    update(PlanRow)
-                    .where(PlanRow.id == plan_id, PlanRow.status == PlanStatus.QUEUED)
-                    .values(status=PlanStatus.RUNNING)
-                )
-            )
-        return bool(changed)
-
     def finish(
         self, plan_id: str, result: PlanResult, solutions: Sequence[Solution], seconds: float
     ) -> bool:
@@ -79,35 +116,9 @@ class PlanStore:
             row = session.get(PlanRow, plan_id, with_for_update=True)
             if row is None:
                 return False
-            row.status, row.result, row.seconds, row.error = PlanStatus.DONE, body, seconds, None
+            row.status, row.result, row.seconds, row.error = JobStatus.DONE, body, seconds, None
             _add_solutions(session, plan_id, solutions)
         return True
-
-    def requeue_unfinished(self) -> list[str]:
-        """Plans left queued or running by a process that stopped: back to queued, oldest
-        first (the embedded deployment resubmits them at start-up)."""
-        with self._sessions.begin() as session:
-            ids = list(
-                session.scalars(
-                    select(PlanRow.id)
-                    .where(PlanRow.status.in_((PlanStatus.QUEUED, PlanStatus.RUNNING)))
-                    .order_by(PlanRow.created_at)
-                )
-            )
-            if ids:
-                session.execute(
-                    update(PlanRow).where(PlanRow.id.in_(ids)).values(status=PlanStatus.QUEUED)
-                )
-        return ids
-
-    def fail(self, plan_id: str, error: ErrorBody) -> None:
-        body = error.model_dump(mode="json")
-        with self._sessions.begin() as session:
-            session.execute(
-                update(PlanRow)
-                .where(PlanRow.id == plan_id)
-                .values(status=PlanStatus.FAILED, error=body)
-            )
 
     def get(self, plan_id: str) -> PlanDocument | None:
         with self._sessions() as session:
@@ -148,7 +159,7 @@ def _document(row: PlanRow) -> PlanDocument:
     """A stored plan, read back through its schema (stored JSON crossed a boundary)."""
     return PlanDocument(
         id=row.id,
-        status=PlanStatus(row.status),
+        status=JobStatus(row.status),
         # SQLite drops the time zone of stored datetimes; every stored time is UTC.
         created_at=row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC),
         seconds=row.seconds,

@@ -17,17 +17,22 @@ class Base(DeclarativeBase):
     pass
 
 
-class PlanRow(Base):
-    __tablename__ = "plans"
+class JobColumns:
+    """What every queued job row has: a plan or a reproduction."""
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     status: Mapped[str] = mapped_column(String(16))  # queued, running, done, failed
-    # Stored as JSON, read back through app.schemas (PlanRequest, PlanResult, ErrorBody).
+    # Stored as JSON, read back through app.schemas (requests, results, ErrorBody).
     request: Mapped[dict[str, object]] = mapped_column(JSON)
-    result: Mapped[dict[str, object] | None] = mapped_column(JSON, nullable=True)
     error: Mapped[dict[str, object] | None] = mapped_column(JSON, nullable=True)
     seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class PlanRow(JobColumns, Base):
+    __tablename__ = "plans"
+
+    result: Mapped[dict[str, object] | None] = mapped_column(JSON, nullable=True)
 
 
 class SolutionRow(Base):
@@ -39,4 +44,21 @@ class SolutionRow(Base):
     )
     algorithm: Mapped[str] = mapped_column(String(32))
     stage_index: Mapped[int] = mapped_column(Integer)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class ReproductionRow(JobColumns, Base):
+    __tablename__ = "reproductions"
+
+    findings: Mapped[list[dict[str, object]] | None] = mapped_column(JSON, nullable=True)
+
+
+class ReproductionFileRow(Base):
+    __tablename__ = "reproduction_files"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    reproduction_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("reproductions.id", ondelete="CASCADE"), index=True
+    )
+    path: Mapped[str] = mapped_column(String(200))
     data: Mapped[bytes] = mapped_column(LargeBinary)

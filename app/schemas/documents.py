@@ -10,12 +10,12 @@ from pydantic import BaseModel, Field
 
 from app.errors import ErrorBody
 from app.schemas.mirror import Mirror
-from app.schemas.requests import PlanRequest
-from app.schemas.results import PlanResult
+from app.schemas.requests import PlanRequest, ReproductionRequest
+from app.schemas.results import FindingResult, PlanResult
 from models.algorithms.base import Collective
 
 
-class PlanStatus(StrEnum):
+class JobStatus(StrEnum):
     QUEUED = "queued"
     RUNNING = "running"
     DONE = "done"
@@ -24,7 +24,7 @@ class PlanStatus(StrEnum):
 
 class PlanDocument(BaseModel):
     id: str
-    status: PlanStatus
+    status: JobStatus
     created_at: datetime
     seconds: float | None = Field(description="solve wall-clock seconds, once done")
     request: PlanRequest
@@ -48,7 +48,7 @@ class PlanSummary(Mirror):
     """Read off a `PlanDocument`."""
 
     id: str
-    status: PlanStatus
+    status: JobStatus
     created_at: datetime
     collective: Collective
     nodes: int
@@ -61,3 +61,17 @@ class PlanPage(BaseModel):
     offset: int
     limit: int
     items: list[PlanSummary]
+
+
+class ReproductionDocument(BaseModel):
+    """A stored reproduction: its findings once done, and the files of its report."""
+
+    id: str
+    status: JobStatus
+    created_at: datetime
+    seconds: float | None
+    request: ReproductionRequest
+    verdicts: dict[str, int] = Field(description="findings per verdict")
+    findings: list[FindingResult] | None
+    files: list[str] = Field(description="GET /api/v1/reproductions/{id}/files/{path}")
+    error: ErrorBody | None

@@ -336,3 +336,20 @@ class PlanRequest(SolveSettings):
             if len(set(names)) != len(names):
                 raise ValueError("algorithm names repeat")
         return names
+
+
+ReproductionTarget = Literal["optree-journal", "wrht", "optical-electrical", "tra"]
+
+
+class ReproductionRequest(BaseModel):
+    """What `POST /api/v1/reproductions` and `rwaopt reproduce` take."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    targets: list[ReproductionTarget] | Literal["all"] = Field(
+        default="all", description="papers to reproduce, or 'all'"
+    )
+    quick: bool = Field(default=False, description="smaller grids (a few minutes)")
+
+    def chosen(self) -> list[ReproductionTarget]:
+        return list(get_args(ReproductionTarget)) if self.targets == "all" else self.targets

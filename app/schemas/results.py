@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
 
 from app.errors import NotFoundError
 from app.planning import PlannedAlgorithm
@@ -16,6 +16,7 @@ from app.schemas.requests import OpticsSpec, RingSpec
 from models.algorithms.base import Algorithm, Collective, Params, ShapeMode
 from models.closed_forms import Unit
 from models.dataflow import MessageCounts
+from models.findings import Verdict
 from models.optics import ASSUMPTIONS, SnrScale, lightpaths
 from models.ring import DIRECTION_LABELS, Ring
 from models.stage import Stage
@@ -660,3 +661,20 @@ class CatalogEntry(BaseModel):
         entry.claimed = ClaimValue(value=first.value, unit=first.unit)
         entry.claimed_steps = first.value if first.unit == Unit.STEPS else None
         return entry
+
+
+class FindingResult(Mirror):
+    """One printed number beside its formula and rwaopt's value (SPEC section 9)."""
+
+    paper: str
+    item: str
+    quantity: str
+    parameters: dict[str, JsonValue]
+    unit: Unit
+    printed: Number | None
+    formula: Number | None
+    true: Number | None
+    verdict: Verdict
+    note: str
+    tolerance: float
+    where: str

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 
 from app.jobs.queue import run_plan_job
 from app.persistence.store import PlanStore
-from app.schemas.documents import PlanStatus
+from app.schemas.documents import JobStatus
 from app.schemas.requests import PlanRequest
 from app.settings import get_settings
 from tests.app.conftest import fresh_postgres
@@ -144,13 +144,13 @@ def test_rq_failure_callback_marks_the_plan_failed(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'jobs.db'}"
     store = PlanStore(url)
     store.migrate()
-    row = store.create(PlanRequest.model_validate(SMALL), PlanStatus.RUNNING)
+    row = store.create(PlanRequest.model_validate(SMALL), JobStatus.RUNNING)
     on_job_failure(SimpleNamespace(args=(row.id, url)), None, MemoryError, MemoryError())
     failed = store.get(row.id)
     assert failed is not None and failed.status == "failed"
     assert failed.error is not None and failed.error.code == "worker_failed"
     assert "MemoryError" in failed.error.message
-    done = store.create(PlanRequest.model_validate(SMALL), PlanStatus.DONE)
+    done = store.create(PlanRequest.model_validate(SMALL), JobStatus.DONE)
     on_job_failure(SimpleNamespace(args=(done.id, url)), None, MemoryError, MemoryError())
     again = store.get(done.id)
     assert again is not None and again.status == "done"

@@ -12,7 +12,7 @@ from app.persistence.codec import decode, encode
 from app.persistence.database import engine_for, migrate
 from app.persistence.store import PlanStore, Solution
 from app.persistence.tables import Base
-from app.schemas.documents import PlanStatus
+from app.schemas.documents import JobStatus
 from app.schemas.requests import PlanRequest
 from app.schemas.results import PlanResult
 from models.ring import Ring
@@ -47,7 +47,7 @@ def test_finish_after_delete_writes_nothing(database_url: str) -> None:
     store = PlanStore(database_url)
     store.migrate()
     request = PlanRequest.model_validate(SMALL)
-    row = store.create(request, status=PlanStatus.QUEUED)
+    row = store.create(request, status=JobStatus.QUEUED)
     assert store.mark_running(row.id)
     assert not store.mark_running(row.id)  # only a queued plan starts
     assert store.delete(row.id)

@@ -293,13 +293,13 @@ def test_unfinished_plans_resume_after_a_restart(client: TestClient, settings_en
     """A plan the embedded deployment had queued (or was running) when it stopped is solved
     after the next start."""
     from app.persistence.store import PlanStore
-    from app.schemas.documents import PlanStatus
+    from app.schemas.documents import JobStatus
     from app.schemas.requests import PlanRequest
 
     store = PlanStore(settings_env)
     queued = store.create(PlanRequest.model_validate(SMALL | {"algorithms": ["ring"]}))
     running = store.create(
-        PlanRequest.model_validate(SMALL | {"algorithms": ["ne"]}), PlanStatus.RUNNING
+        PlanRequest.model_validate(SMALL | {"algorithms": ["ne"]}), JobStatus.RUNNING
     )
     restart()
     from app.main import app

@@ -65,4 +65,4 @@ def test_reproduce_tra_from_the_command_line(tmp_path: Path) -> None:
 
 def test_unknown_target(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["reproduce", "bogus", "--out", str(tmp_path)])
-    assert result.exit_code == 2 and "unknown target bogus" in result.stderr
+    assert result.exit_code == 2 and "target: Input should be 'optree-journal'" in result.stderr

@@ -18,7 +18,7 @@ from app.persistence.store import PlanStore
 from app.planning import prepare
 from app.presentation.lightpath_table import rows
 from app.presentation.plots import KINDS, channel_usage_figure, render, time_figure
-from app.schemas.documents import PlanDocument, PlanPage, PlanStatus, PlanSummary
+from app.schemas.documents import JobStatus, PlanDocument, PlanPage, PlanSummary
 from app.schemas.requests import PlanRequest
 from app.schemas.results import PlanResult
 from app.settings import get_settings
@@ -92,7 +92,7 @@ async def create_plan(
     loop."""
     spec = prepare(body)  # every input error is a 4xx now, before anything is stored
     if not wait:
-        row = await run_in_threadpool(store.create, body, PlanStatus.QUEUED)
+        row = await run_in_threadpool(store.create, body, JobStatus.QUEUED)
         try:
             await run_in_threadpool(submit, row.id)
         except Exception as error:  # e.g. Redis unreachable: say so, keep nothing pending
@@ -104,7 +104,7 @@ async def create_plan(
         return row
     solved = await plan_async(spec, get_settings().solver_processes)
     row = await run_in_threadpool(
-        store.create, body, PlanStatus.DONE, solved.result, solved.solutions, solved.seconds
+        store.create, body, JobStatus.DONE, solved.result, solved.solutions, solved.seconds
     )
     response.headers["Location"] = f"/api/v1/plans/{row.id}"
     return row
@@ -132,7 +132,7 @@ def _row(store: PlanStore, plan_id: str) -> PlanDocument:
 
 def _done(store: PlanStore, plan_id: str) -> PlanResult:
     row = _row(store, plan_id)
-    if row.status != PlanStatus.DONE or row.result is None:
+    if row.status != JobStatus.DONE or row.result is None:
         raise NotReadyError(
             f"plan {plan_id} is {row.status}; its lightpaths and plots exist once it is done",
             {"status": row.status.value},
