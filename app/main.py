@@ -12,10 +12,10 @@ from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel
 
 from app.api import errors
-from app.api.routes import algorithms, plans, rwa
+from app.api.routes import algorithms, plans, reproductions, rwa
 from app.jobs import pool, queue
 from app.persistence.database import dispose_all, migrate, reachable
-from app.persistence.store import PlanStore
+from app.persistence.store import PlanStore, ReproductionStore
 from app.settings import get_settings
 
 DESCRIPTION = """True step counts, times and optical feasibility of collective algorithms
@@ -32,6 +32,8 @@ async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     if settings.jobs == "inline":  # plans this process queued before it stopped
         for plan_id in PlanStore(settings.database_url).requeue_unfinished():
             queue.submit(plan_id, settings)
+        for job_id in ReproductionStore(settings.database_url).requeue_unfinished():
+            queue.submit_reproduction(job_id, settings)
     yield
     # Cancel queued solves, let running ones finish, then the jobs that wait on them.
     pool.shutdown()
@@ -47,6 +49,7 @@ api = APIRouter(prefix="/api/v1")
 api.include_router(algorithms.router)
 api.include_router(rwa.router)
 api.include_router(plans.router)
+api.include_router(reproductions.router)
 app.include_router(api)
 
 

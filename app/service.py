@@ -8,12 +8,11 @@ runners call these and nothing below them.
 from __future__ import annotations
 
 import time
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from app.persistence.codec import encode
-from app.persistence.store import Solution
+from app.persistence.store import Reproduction, Solution
 from app.planning import PlannedAlgorithm, PlanProgress, PlanSpec, prepare, run_plan
 from app.presentation.report import write_report
 from app.recommendation import recommendation
@@ -113,19 +112,6 @@ def catalog(
             raise InvalidInputError("give both nodes and wavelengths to evaluate closed forms")
         ring = Ring(nodes, fibers, wavelengths)
     return [CatalogEntry.of(a, ring) for a in algorithms(collective)]
-
-
-@dataclass(frozen=True)
-class Reproduction:
-    """A written report: its findings and the files under the output directory."""
-
-    findings: list[FindingResult]
-    files: dict[str, bytes]
-    seconds: float
-
-    @property
-    def verdicts(self) -> dict[str, int]:
-        return dict(Counter(f.verdict.value for f in self.findings))
 
 
 def reproduce(request: ReproductionRequest, out: Path) -> Reproduction:

@@ -12,18 +12,21 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TypeVar
 
 from app.errors import ErrorBody, SolverCrashedError, error_body, from_body
 from app.jobs.executors import SharedExecutor
+from app.persistence.store import Reproduction
 from app.planning import PlanSpec
-from app.schemas.requests import RwaInput, SolveSettings
+from app.schemas.requests import ReproductionRequest, RwaInput, SolveSettings
 from app.schemas.results import RwaResponse
-from app.service import SolvedPlan, execute, rwa
+from app.service import SolvedPlan, execute, reproduce, rwa
 from models.errors import RwaoptError
 
 T = TypeVar("T")
@@ -60,6 +63,14 @@ def _rwa(data: RwaInput, settings: SolveSettings) -> RwaResponse | ErrorBody:
     return _guarded(lambda: rwa(data, settings))
 
 
+def _reproduce(request: ReproductionRequest) -> Reproduction | ErrorBody:
+    def work() -> Reproduction:
+        with tempfile.TemporaryDirectory(prefix="rwaopt-reproduction-") as out:
+            return reproduce(request, Path(out))
+
+    return _guarded(work)
+
+
 def _answer(outcome: T | ErrorBody) -> T:
     if isinstance(outcome, ErrorBody):
         raise from_body(outcome)
@@ -70,6 +81,12 @@ def plan_in_pool(spec: PlanSpec, processes: int) -> SolvedPlan:
     """Blocking: solve a checked plan in the pool (raises the solver's RwaoptError)."""
     with _crash_guard():
         return _answer(pool(processes).submit(_plan, spec).result())
+
+
+def reproduce_in_pool(request: ReproductionRequest, processes: int) -> Reproduction:
+    """Blocking: a reproduction in the pool (its report written to a temporary directory)."""
+    with _crash_guard():
+        return _answer(pool(processes).submit(_reproduce, request).result())
 
 
 async def plan_async(spec: PlanSpec, processes: int) -> SolvedPlan:

@@ -1,8 +1,10 @@
-"""The plan store: every write is one transaction, so a plan is stored whole or not at all."""
+"""The stores of queued jobs (plans, reproductions): every write is one transaction, so a job
+is stored whole or not at all."""
 
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -13,10 +15,16 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.errors import ErrorBody
 from app.persistence.database import migrate, session_factory
-from app.persistence.tables import JobColumns, PlanRow, SolutionRow
-from app.schemas.documents import JobStatus, PlanDocument
-from app.schemas.requests import PlanRequest
-from app.schemas.results import PlanResult
+from app.persistence.tables import (
+    JobColumns,
+    PlanRow,
+    ReproductionFileRow,
+    ReproductionRow,
+    SolutionRow,
+)
+from app.schemas.documents import JobStatus, PlanDocument, ReproductionDocument
+from app.schemas.requests import PlanRequest, ReproductionRequest
+from app.schemas.results import FindingResult, PlanResult
 
 Row = TypeVar("Row", bound=JobColumns)
 
@@ -28,6 +36,19 @@ class Solution:
     algorithm: str
     stage_index: int
     data: bytes
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """A written report: its findings and the files under the output directory."""
+
+    findings: list[FindingResult]
+    files: dict[str, bytes]
+    seconds: float
+
+    @property
+    def verdicts(self) -> dict[str, int]:
+        return dict(Counter(f.verdict.value for f in self.findings))
 
 
 class JobStore(Generic[Row]):
@@ -155,13 +176,17 @@ class PlanStore(JobStore[PlanRow]):
                 yield Solution(name, index, data)
 
 
+def _utc(moment: datetime) -> datetime:
+    """SQLite drops the time zone of stored datetimes; every stored time is UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
 def _document(row: PlanRow) -> PlanDocument:
     """A stored plan, read back through its schema (stored JSON crossed a boundary)."""
     return PlanDocument(
         id=row.id,
         status=JobStatus(row.status),
-        # SQLite drops the time zone of stored datetimes; every stored time is UTC.
-        created_at=row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC),
+        created_at=_utc(row.created_at),
         seconds=row.seconds,
         request=PlanRequest.model_validate(row.request),
         result=None if row.result is None else PlanResult.model_validate(row.result),
@@ -178,3 +203,73 @@ def _add_solutions(session: Session, plan_id: str, solutions: Sequence[Solution]
         SolutionRow(plan_id=plan_id, algorithm=s.algorithm, stage_index=s.stage_index, data=s.data)
         for s in solutions
     )
+
+
+class ReproductionStore(JobStore[ReproductionRow]):
+    """Reproductions and the files of their reports."""
+
+    row = ReproductionRow
+
+    def create(self, request: ReproductionRequest) -> ReproductionDocument:
+        row = ReproductionRow(
+            id=str(uuid.uuid4()),
+            created_at=datetime.now(UTC),
+            status=JobStatus.QUEUED,
+            request=request.model_dump(mode="json"),
+        )
+        with self._sessions.begin() as session:
+            session.add(row)
+            session.flush()
+            return self._document(session, row)
+
+    def finish(self, job_id: str, done: Reproduction) -> bool:
+        body = [f.model_dump(mode="json") for f in done.findings]
+        files, seconds = done.files, done.seconds
+        with self._sessions.begin() as session:
+            row = session.get(ReproductionRow, job_id, with_for_update=True)
+            if row is None:
+                return False
+            row.status, row.findings, row.seconds, row.error = JobStatus.DONE, body, seconds, None
+            session.add_all(
+                ReproductionFileRow(reproduction_id=job_id, path=path, data=data)
+                for path, data in files.items()
+            )
+        return True
+
+    def get(self, job_id: str) -> ReproductionDocument | None:
+        with self._sessions() as session:
+            row = session.get(ReproductionRow, job_id)
+            return None if row is None else self._document(session, row)
+
+    def file(self, job_id: str, path: str) -> bytes | None:
+        with self._sessions() as session:
+            return session.scalar(
+                select(ReproductionFileRow.data).where(
+                    ReproductionFileRow.reproduction_id == job_id,
+                    ReproductionFileRow.path == path,
+                )
+            )
+
+    @staticmethod
+    def _document(session: Session, row: ReproductionRow) -> ReproductionDocument:
+        files = session.scalars(
+            select(ReproductionFileRow.path)
+            .where(ReproductionFileRow.reproduction_id == row.id)
+            .order_by(ReproductionFileRow.path)
+        )
+        findings = (
+            None
+            if row.findings is None
+            else [FindingResult.model_validate(f) for f in row.findings]
+        )
+        return ReproductionDocument(
+            id=row.id,
+            status=JobStatus(row.status),
+            created_at=_utc(row.created_at),
+            seconds=row.seconds,
+            request=ReproductionRequest.model_validate(row.request),
+            verdicts=dict(Counter(f.verdict.value for f in findings or [])),
+            findings=findings,
+            files=list(files),
+            error=None if row.error is None else ErrorBody.model_validate(row.error),
+        )

@@ -1,0 +1,42 @@
+"""POST /api/v1/reproductions: queued like plans, findings once done, the report's files."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+
+def wait_done(client: TestClient, location: str, timeout_s: float = 120) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while (doc := client.get(location).json())["status"] in ("queued", "running"):
+        assert time.monotonic() < deadline, "the reproduction did not finish"
+        time.sleep(0.2)
+    return doc
+
+
+def test_a_queued_reproduction_and_its_files(client: TestClient) -> None:
+    r = client.post("/api/v1/reproductions", json={"targets": ["tra"]})
+    assert r.status_code == 202 and r.json()["status"] == "queued"
+    doc = wait_done(client, r.headers["Location"])
+    assert doc["status"] == "done", doc["error"]
+    misprints = [f for f in doc["findings"] if f["verdict"] == "printed_vs_formula"]
+    assert [(f["parameters"]["radix"], f["printed"], f["formula"]) for f in misprints] == [
+        (16384, 16384, 16383)  # "K (= 16,384) at r = P" against Proposition 1
+    ]
+    assert doc["verdicts"] == {"agrees": 3, "printed_vs_formula": 1}
+    assert {"report.md", "report.html", "findings.json", "tables/tra_k_d.csv"} <= set(doc["files"])
+    html = client.get(f"{r.headers['Location']}/files/report.html")
+    assert html.status_code == 200 and html.headers["content-type"].startswith("text/html")
+    assert "printed_vs_formula" in html.text
+    csv = client.get(f"{r.headers['Location']}/files/tables/tra_k_d.csv")
+    assert csv.text.splitlines()[0] == "quantity,processes,radix,printed,formula,counted,verdict"
+    missing = client.get(f"{r.headers['Location']}/files/nope.txt")
+    assert missing.status_code == 404 and "report.md" in missing.json()["message"]
+
+
+def test_bad_reproduction_requests(client: TestClient) -> None:
+    r = client.post("/api/v1/reproductions", json={"targets": ["nature-2031"]})
+    assert r.status_code == 422 and "targets" in r.json()["message"]
+    assert client.get("/api/v1/reproductions/nope").status_code == 404
