@@ -20,11 +20,12 @@ from models.closed_forms import Unit, optree_k_star, optree_max_path_hops, optre
 from models.electrical import DNN_WORKLOADS, FatTree
 from models.findings import Finding, Printed, finding, load_printed
 from models.optics import OpticalParameters
-from models.ring import Ring
+from models.ring import Hardware, Ring
+from models.timing import slot_time_s
 from solver.electrical import compare
 from solver.feasibility import evaluate_plan
 from solver.outcome import SolveOptions
-from solver.plan import AlgorithmPlan, plan_algorithm
+from solver.plan import AlgorithmPlan, plan_algorithm, plan_time_s
 
 Target = Literal["optree-journal", "wrht", "optical-electrical", "tra"]
 TARGETS: tuple[Target, ...] = ("optree-journal", "wrht", "optical-electrical", "tra")
@@ -59,6 +60,15 @@ TABLES: dict[str, tuple[str, str]] = {  # name: (title, columns)
     "optical_electrical_dnn": (
         "DNN gradients (float32), N = 128 .. 1024",
         "workload nodes message_bytes o_ring_s o_rd_s e_ring_hockney_s e_rd_hockney_s",
+    ),
+    "wrht_fig4": (
+        "Fig. 4: all-reduce time per DNN (float32 gradients), paper shapes",
+        "algorithm nodes workload true_time_s closed_form_time_s",
+    ),
+    "optical_electrical_reduction": (
+        "Optical against electrical, per DNN and node count",
+        "algorithm nodes workload optical_true_s optical_formula_s electrical_simulated_s "
+        "electrical_hockney_s",
     ),
     "tra_k_d": (
         "K and D at P = 16384",
@@ -142,6 +152,9 @@ class Section:
         return cls(target, title, text)
 
 
+CACHE_VERSION = 2  # bump when a summary gains fields
+
+
 class PlanCache:
     """True steps (and the longest lightpath) of solved plans, by request, in a JSON file."""
 
@@ -158,6 +171,7 @@ class PlanCache:
         resolved = algorithm.resolve(ring, params or {})
         key = json.dumps(
             [
+                CACHE_VERSION,
                 collective,
                 name,
                 ring.nodes,
@@ -189,7 +203,29 @@ def _summary(plan: AlgorithmPlan) -> Summary:
         "max_hops": max((s.max_hops for s in optics.stages), default=0),
         "claimed": None if plan.claim is None else plan.claim.value,
         "alternative": None if plan.claim is None else plan.claim.alternative,
+        "claimed_steps": plan.claimed_steps,
+        "slots": [[s.result.steps, s.stage.pieces] for s in plan.stages],
+        "pieces_per_message": plan.pieces_per_message,
     }
+
+
+def true_time_s(summary: Summary, message_bytes: float) -> float:
+    """The plan's true time at any message size (its steps do not depend on it)."""
+    slots = [(int(steps), int(pieces)) for steps, pieces in summary["slots"]]
+    return plan_time_s(slots, message_bytes, int(summary["pieces_per_message"]), Hardware())
+
+
+def claimed_time_s(summary: Summary, message_bytes: float) -> float | None:
+    """The closed form's steps x one slot of the message's pieces (SPEC section 3)."""
+    steps = summary["claimed_steps"]
+    if steps is None:
+        return None
+    return float(steps) * slot_time_s(message_bytes / summary["pieces_per_message"], Hardware())
+
+
+def average_reduction_pct(faster: list[float], slower: list[float]) -> float:
+    """Mean over the cases of (T_slower - T_faster) / T_slower, in percent."""
+    return 100 * sum((s - f) / s for f, s in zip(faster, slower, strict=True)) / len(faster)
 
 
 def claim_finding(printed: Printed, summary: Summary) -> Finding:
@@ -324,13 +360,48 @@ def optree_journal(cache: PlanCache, quick: bool) -> Section:
 def wrht(cache: PlanCache, quick: bool) -> Section:
     section = Section.of("wrht")
     printed_steps(cache, section, "wrht_table1", "wrht", "allreduce", Ring(1000, 1, 64))
+    nodes = [1024] if quick else [1024, 2048, 3072, 4096]
+    sizes = [w.gradient_bytes for w in DNN_WORKLOADS.values()]
+    table = Table.named("wrht_fig4")
+    times: dict[str, tuple[list[float], list[float | None]]] = {}
+    for name in ("wrht", "ring", "hring", "bt"):
+        true_s: list[float] = []
+        formula_s: list[float | None] = []
+        for n in nodes:
+            summary = cache.plan("allreduce", name, Ring(n, 1, 64))
+            for workload, size in zip(DNN_WORKLOADS, sizes, strict=True):
+                true_s.append(true_time_s(summary, size))
+                formula_s.append(claimed_time_s(summary, size))
+                table.rows.append([name, n, workload, true_s[-1], formula_s[-1]])
+        times[name] = (true_s, formula_s)
+    section.tables.append(table)
+    for p in _printed("wrht"):
+        if p.quantity != "average_time_reduction":
+            continue
+        other = p.parameters["against"]
+        true = average_reduction_pct(times["wrht"][0], times[other][0])
+        formula = _reduction_of_formulas(times["wrht"][1], times[other][1])
+        note = "" if not quick else f"quick: N = {nodes} only"
+        section.findings.append(finding(p, formula, true, note, tolerance=REDUCTION_TOLERANCE))
     return section
+
+
+REDUCTION_TOLERANCE = 0.02  # relative: the papers' averages come from their simulators
+
+
+def _reduction_of_formulas(faster: list[float | None], slower: list[float | None]) -> float | None:
+    pairs = [(f, s) for f, s in zip(faster, slower, strict=True) if f is not None and s]
+    if len(pairs) != len(faster):
+        return None
+    return average_reduction_pct([f for f, _ in pairs], [s for _, s in pairs])
 
 
 def optical_electrical(cache: PlanCache, quick: bool) -> Section:
     section = Section.of("optical-electrical")
     steps = Table.named("optical_electrical_steps")
     for p in _printed("optical-electrical"):
+        if p.quantity != "steps":
+            continue
         name, network, n = p.parameters["algorithm"], p.parameters["network"], p.parameters["nodes"]
         if network == "optical":
             summary = cache.plan("allreduce", name, Ring(n, 1, 64))
@@ -417,7 +488,41 @@ def optical_electrical(cache: PlanCache, quick: bool) -> Section:
                 ]
             )
     section.tables.append(dnn)
+    _optical_against_electrical(cache, section, [128, 256] if quick else [128, 256, 512, 1024])
     return section
+
+
+def _optical_against_electrical(cache: PlanCache, section: Section, nodes: list[int]) -> None:
+    """The paper's average reductions: optical Ring / RD against the same algorithm on the
+    fat-tree, over the four DNNs and `nodes`. Formula: eqs. (6)-(7) against eqs. (8)-(9) as
+    printed; true: true optical steps against the SimGrid simulation."""
+    table = Table.named("optical_electrical_reduction")
+    sizes = [w.gradient_bytes for w in DNN_WORKLOADS.values()]
+    series: dict[str, list[list[float | None]]] = {"ring": [[], [], [], []], "rd": [[], [], [], []]}
+    for n in nodes:
+        e_ring, e_rd = compare([], n, sizes, FatTree()).algorithms
+        for name, electrical in (("ring", e_ring), ("rd", e_rd)):
+            summary = cache.plan("allreduce", name, Ring(n, 1, 64))
+            for i, workload in enumerate(DNN_WORKLOADS):
+                t = electrical.timings[i]
+                row = [
+                    true_time_s(summary, sizes[i]),
+                    claimed_time_s(summary, sizes[i]),
+                    None if t.simulated is None else t.simulated.time_s,
+                    t.hockney_s,
+                ]
+                for column, value in zip(series[name], row, strict=True):
+                    column.append(value)
+                table.rows.append([name, n, workload, *row])
+    section.tables.append(table)
+    for p in _printed("optical-electrical"):
+        if p.quantity != "average_time_reduction":
+            continue
+        optical_true, optical_formula, simulated, hockney = series[p.parameters["algorithm"]]
+        true = _reduction_of_formulas(optical_true, simulated)
+        formula = _reduction_of_formulas(optical_formula, hockney)
+        note = f"N = {nodes}; true: SimGrid (default model) on the electrical side"
+        section.findings.append(finding(p, formula, true, note, tolerance=REDUCTION_TOLERANCE))
 
 
 def _sim(algorithm: Any, i: int) -> float | None:
