@@ -18,7 +18,15 @@ from typing import Any, Literal
 from app.schemas.results import parameter_values
 from models.algorithms.base import Algorithm, Params
 from models.algorithms.catalog import get_algorithm
-from models.closed_forms import Unit, optree_k_star, optree_max_path_hops, optree_steps
+from models.closed_forms import (
+    Unit,
+    optree_k_star,
+    optree_max_path_hops,
+    optree_steps,
+    tra_blocks,
+    tra_optimal_radix,
+    tra_rounds,
+)
 from models.electrical import DNN_WORKLOADS, FatTree
 from models.findings import Finding, Printed, finding, load_printed
 from models.optics import OpticalParameters
@@ -76,6 +84,10 @@ TABLES: dict[str, tuple[str, str]] = {  # name: (title, columns)
         "Optical against electrical, per DNN and node count",
         "algorithm nodes workload optical_true_s optical_formula_s electrical_simulated_s "
         "electrical_hockney_s",
+    ),
+    "tra_radix": (
+        "TRA: the sqrt(P) rule against the best radix",
+        "model processes beta_s_over_alpha printed rule best verdict",
     ),
     "tra_k_d": (
         "K and D at P = 16384",
@@ -623,9 +635,9 @@ def tra(cache: PlanCache, quick: bool) -> Section:
     section = Section.of("tra")
     table = Table.named("tra_k_d")
     algorithm = get_algorithm("alltoall", "tra")
-    from models.closed_forms import tra_blocks, tra_rounds
-
     for p in _printed("tra"):
+        if p.quantity not in ("rounds", "blocks_sent_per_process"):
+            continue
         processes, radix = p.parameters["processes"], p.parameters["radix"]
         ring = Ring(processes)
         rounds = algorithm.shift_rounds(ring, algorithm.resolve(ring, {"radix": radix})) or []
@@ -639,7 +651,56 @@ def tra(cache: PlanCache, quick: bool) -> Section:
             [p.quantity, processes, radix, p.value, formula, counted, f.verdict.value]
         )
     section.tables.append(table)
+    _tra_radix(cache, section, quick)
     return section
+
+
+def _tra_radix(cache: PlanCache, section: Section, quick: bool) -> None:
+    """The sqrt(P) radix rule (Sec. III-B; Fig. 8 prints 46, 64, 91, 128) against the best
+    radix under the paper's own cost model alpha K + beta S D (for a stated beta S / alpha)
+    and under rwaopt's optical time (best shape searched on true RWA, 4 MiB per node)."""
+    table = Table.named("tra_radix")
+    algorithm = get_algorithm("alltoall", "tra")
+    for p in _printed("tra"):
+        if p.quantity != "best_radix":
+            continue
+        processes = p.parameters["processes"]
+        if quick and processes not in (4096, 16384):
+            continue
+        ring = Ring(processes)
+        rule = tra_optimal_radix(processes)
+        costs = {}
+        for r in [*range(2, min(processes, 4 * rule) + 1), processes]:
+            rounds = algorithm.shift_rounds(ring, algorithm.resolve(ring, {"radix": r})) or []
+            costs[r] = (len([x for x in rounds if x[1] > 0]), sum(c for _, c in rounds))
+        for ratio in COST_RATIOS:
+            best = min(costs, key=lambda r: (costs[r][0] + ratio * costs[r][1], r))
+            note = f"paper's cost model with beta S / alpha = {ratio:g}: K + {ratio:g} D"
+            f = finding(p, rule, best, note, tolerance=0.0)
+            section.findings.append(f)
+            table.rows.append(
+                ["cost model", processes, ratio, p.value, rule, best, f.verdict.value]
+            )
+    nodes = 64 if quick else 1024
+    best = cache.best("alltoall", "tra", Ring(nodes, 1, 64), BEST_SHAPE_BUDGET_S)
+    optical = Printed(
+        "TRA",
+        "Sec. III-B",
+        "best_radix",
+        {"processes": nodes, "wavelengths": 64},
+        Unit.NODES,
+        None,
+        "the sqrt(P) rule applied on the optical ring",
+    )
+    rule = tra_optimal_radix(nodes)
+    note = "true: least true optical time at 4 MiB per node, searched on certified RWA"
+    f = finding(optical, rule, best["shape"]["radix"], note, tolerance=0.0)
+    section.findings.append(f)
+    table.rows.append(["optical time", nodes, None, None, rule, f.true, f.verdict.value])
+    section.tables.append(table)
+
+
+COST_RATIOS = (0.01, 1.0, 100.0)  # beta S / alpha: latency-bound to bandwidth-bound blocks
 
 
 BUILDERS: dict[Target, Callable[[PlanCache, bool], Section]] = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -17,15 +18,16 @@ def wait_done(client: TestClient, location: str, timeout_s: float = 120) -> Any:
 
 
 def test_a_queued_reproduction_and_its_files(client: TestClient) -> None:
-    r = client.post("/api/v1/reproductions", json={"targets": ["tra"]})
+    r = client.post("/api/v1/reproductions", json={"targets": ["tra"], "quick": True})
     assert r.status_code == 202 and r.json()["status"] == "queued"
     doc = wait_done(client, r.headers["Location"])
     assert doc["status"] == "done", doc["error"]
     misprints = [f for f in doc["findings"] if f["verdict"] == "printed_vs_formula"]
-    assert [(f["parameters"]["radix"], f["printed"], f["formula"]) for f in misprints] == [
+    assert [(f["parameters"].get("radix"), f["printed"], f["formula"]) for f in misprints] == [
         (16384, 16384, 16383)  # "K (= 16,384) at r = P" against Proposition 1
     ]
-    assert doc["verdicts"] == {"agrees": 3, "printed_vs_formula": 1}
+    counted = Counter(f["verdict"] for f in doc["findings"])
+    assert doc["verdicts"] == dict(counted) and counted["printed_vs_formula"] == 1
     assert {"report.md", "report.html", "findings.json", "tables/tra_k_d.csv"} <= set(doc["files"])
     html = client.get(f"{r.headers['Location']}/files/report.html")
     assert html.status_code == 200 and html.headers["content-type"].startswith("text/html")
