@@ -338,7 +338,9 @@ class PlanRequest(SolveSettings):
         return names
 
 
-ReproductionTarget = Literal["optree-journal", "wrht", "optical-electrical", "tra"]
+ReproductionTarget = Literal[
+    "optree-journal", "optree-conference", "wrht", "optical-electrical", "tra"
+]
 
 
 class ReproductionRequest(BaseModel):
