@@ -86,7 +86,7 @@ TABLES: dict[str, tuple[str, str]] = {  # name: (title, columns)
     ),
     "optical_electrical_reduction": (
         "Optical against electrical, per DNN and node count",
-        "algorithm nodes workload optical_true_s optical_formula_s electrical_simulated_s "
+        "algorithm against nodes workload optical_true_s optical_formula_s electrical_simulated_s "
         "electrical_hockney_s",
     ),
     "tra_radix": (
@@ -540,13 +540,16 @@ def wrht(cache: PlanCache, quick: bool) -> Section:
         times[name] = (true_s, formula_s)
     section.tables.append(table)
     for p in _printed("wrht"):
-        if p.quantity != "average_time_reduction":
+        if p.quantity != "average_time_reduction" or p.item != "Fig. 4":
             continue
         other = p.parameters["against"]
         true = average_reduction_pct(times["wrht"][0], times[other][0])
         formula = _reduction_of_formulas(times["wrht"][1], times[other][1])
         note = "" if not quick else f"quick: N = {nodes} only"
         section.findings.append(finding(p, formula, true, note, tolerance=REDUCTION_TOLERANCE))
+    _optical_against_electrical(
+        cache, section, "wrht", [128, 256] if quick else [128, 256, 512, 1024]
+    )
     return section
 
 
@@ -652,41 +655,60 @@ def optical_electrical(cache: PlanCache, quick: bool) -> Section:
                 ]
             )
     section.tables.append(dnn)
-    _optical_against_electrical(cache, section, [128, 256] if quick else [128, 256, 512, 1024])
+    dnn_nodes = [128, 256] if quick else [128, 256, 512, 1024]
+    _optical_against_electrical(cache, section, "optical-electrical", dnn_nodes)
     return section
 
 
-def _optical_against_electrical(cache: PlanCache, section: Section, nodes: list[int]) -> None:
-    """The paper's average reductions: optical Ring / RD against the same algorithm on the
-    fat-tree, over the four DNNs and `nodes`. Formula: eqs. (6)-(7) against eqs. (8)-(9) as
-    printed; true: true optical steps against the SimGrid simulation."""
+def _optical_against_electrical(
+    cache: PlanCache, section: Section, paper: str, nodes: list[int]
+) -> None:
+    """A paper's average reductions of an optical algorithm against an electrical one (E-Ring
+    or E-RD on the fat-tree), over the four DNNs and `nodes`. Formula: the optical closed form
+    (eqs. 6-7) against Hockney as printed (eqs. 8-9); true: true optical steps against the
+    SimGrid simulation."""
     table = Table.named("optical_electrical_reduction")
     sizes = [w.gradient_bytes for w in DNN_WORKLOADS.values()]
-    series: dict[str, list[list[float | None]]] = {"ring": [[], [], [], []], "rd": [[], [], [], []]}
+    wanted = [
+        p
+        for p in _printed(paper)
+        if p.quantity == "average_time_reduction"
+        and p.parameters["against"] in ("electrical", "e-ring", "e-rd")
+    ]
+    pairs = {(p.parameters["algorithm"], _electrical_name(p)) for p in wanted}
+    series: dict[tuple[str, str], list[list[float | None]]] = {
+        pair: [[], [], [], []] for pair in pairs
+    }
     for n in nodes:
-        e_ring, e_rd = compare([], n, sizes, FatTree()).algorithms
-        for name, electrical in (("ring", e_ring), ("rd", e_rd)):
-            summary = cache.plan("allreduce", name, Ring(n, 1, 64))
+        electrical = {e.name: e for e in compare([], n, sizes, FatTree()).algorithms}
+        for optical, against in sorted(pairs):
+            summary = cache.plan("allreduce", optical, Ring(n, 1, 64))
             for i, workload in enumerate(DNN_WORKLOADS):
-                t = electrical.timings[i]
+                t = electrical[against].timings[i]
                 row = [
                     true_time_s(summary, sizes[i]),
                     claimed_time_s(summary, sizes[i]),
                     None if t.simulated is None else t.simulated.time_s,
                     t.hockney_s,
                 ]
-                for column, value in zip(series[name], row, strict=True):
+                for column, value in zip(series[(optical, against)], row, strict=True):
                     column.append(value)
-                table.rows.append([name, n, workload, *row])
+                table.rows.append([optical, against, n, workload, *row])
     section.tables.append(table)
-    for p in _printed("optical-electrical"):
-        if p.quantity != "average_time_reduction":
-            continue
-        optical_true, optical_formula, simulated, hockney = series[p.parameters["algorithm"]]
+    for p in wanted:
+        optical_true, optical_formula, simulated, hockney = series[
+            (p.parameters["algorithm"], _electrical_name(p))
+        ]
         true = _reduction_of_formulas(optical_true, simulated)
         formula = _reduction_of_formulas(optical_formula, hockney)
         note = f"N = {nodes}; true: SimGrid (default model) on the electrical side"
         section.findings.append(finding(p, formula, true, note, tolerance=REDUCTION_TOLERANCE))
+
+
+def _electrical_name(p: Printed) -> str:
+    """'electrical' means the same algorithm on the fat-tree; else e-ring / e-rd by name."""
+    against = str(p.parameters["against"])
+    return f"e-{p.parameters['algorithm']}" if against == "electrical" else against
 
 
 def _sim(algorithm: Any, i: int) -> float | None:
