@@ -145,13 +145,15 @@ def test_rq_failure_callback_marks_the_plan_failed(tmp_path: Path) -> None:
     store = PlanStore(url)
     store.migrate()
     row = store.create(PlanRequest.model_validate(SMALL), JobStatus.RUNNING)
-    on_job_failure(SimpleNamespace(args=(row.id, url)), None, MemoryError, MemoryError())
+    job = SimpleNamespace(args=(row.id, url), func_name="app.jobs.queue.run_plan_job")
+    on_job_failure(job, None, MemoryError, MemoryError())
     failed = store.get(row.id)
     assert failed is not None and failed.status == "failed"
     assert failed.error is not None and failed.error.code == "worker_failed"
     assert "MemoryError" in failed.error.message
     done = store.create(PlanRequest.model_validate(SMALL), JobStatus.DONE)
-    on_job_failure(SimpleNamespace(args=(done.id, url)), None, MemoryError, MemoryError())
+    job = SimpleNamespace(args=(done.id, url), func_name="app.jobs.queue.run_plan_job")
+    on_job_failure(job, None, MemoryError, MemoryError())
     again = store.get(done.id)
     assert again is not None and again.status == "done"
 
