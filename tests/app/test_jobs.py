@@ -166,3 +166,21 @@ def test_unreachable_queue_is_503(client: TestClient, monkeypatch: pytest.Monkey
     assert r.status_code == 503 and r.json()["code"] == "unavailable"
     newest = client.get("/api/v1/plans", params={"limit": 1}).json()["items"][0]
     assert newest["status"] == "failed"  # nothing left pending
+
+
+def test_rq_failure_callback_marks_a_reproduction_failed(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from app.jobs.queue import on_job_failure
+    from app.persistence.store import ReproductionStore
+    from app.schemas.requests import ReproductionRequest
+
+    url = f"sqlite:///{tmp_path / 'jobs.db'}"
+    store = ReproductionStore(url)
+    store.migrate()
+    row = store.create(ReproductionRequest(targets=["tra"], quick=True))
+    job = SimpleNamespace(args=(row.id, url), func_name="app.jobs.queue.run_reproduction_job")
+    on_job_failure(job, None, TimeoutError, TimeoutError())
+    failed = store.get(row.id)
+    assert failed is not None and failed.status == "failed"
+    assert failed.error is not None and failed.error.code == "worker_failed"
