@@ -31,7 +31,7 @@ EXAMPLE = {"quick": {"summary": "TRA's K and D (a second)", "value": {"targets":
     "",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=ReproductionDocument,
-    responses=responses(422, 503),
+    responses=responses(400, 422, 503),
 )
 async def create_reproduction(
     body: Annotated[ReproductionRequest, Body(openapi_examples=EXAMPLE)],
@@ -59,7 +59,9 @@ def _row(store: ReproductionStore, reproduction_id: str) -> ReproductionDocument
     return row
 
 
-@router.get("/{reproduction_id}", response_model=ReproductionDocument, responses=responses(404))
+@router.get(
+    "/{reproduction_id}", response_model=ReproductionDocument, responses=responses(404, 422)
+)
 def get_reproduction(reproduction_id: str, store: Store) -> ReproductionDocument:
     return _row(store, reproduction_id)
 
@@ -69,7 +71,7 @@ def get_reproduction(reproduction_id: str, store: Store) -> ReproductionDocument
     response_class=Response,
     responses={
         200: {"description": "a file of the report (markdown, HTML, JSON, CSV, SVG or PNG)"},
-        **responses(404, 409),
+        **responses(404, 409, 422),
     },
 )
 def reproduction_file(reproduction_id: str, path: str, store: Store) -> Response:
