@@ -80,6 +80,10 @@ TABLES: dict[str, tuple[str, str]] = {  # name: (title, columns)
         "OpTree conference: average time reductions (%)",
         "against grid printed formula true verdict",
     ),
+    "wrht_fig2": (
+        "Fig. 2: BT and WRHT on 15 nodes, w = 2",
+        "algorithm printed formula true lower_bound verdict best_true best_shape",
+    ),
     "wrht_fig4": (
         "Fig. 4: all-reduce time per DNN (float32 gradients), paper shapes",
         "algorithm nodes workload true_time_s closed_form_time_s",
@@ -294,17 +298,19 @@ def printed_steps(
     section: Section,
     table: str,
     paper: str,
+    item: str,
     collective: str,
-    ring: Ring,
     best_budget_s: float | None,
 ) -> None:
-    """A paper's step table: every printed step count beside its closed form and true steps
-    at the paper's shape (an algorithm parameter the paper prints, e.g. g = 5, is used)."""
+    """A paper's step table (`item`): every printed step count beside its closed form and true
+    steps at the paper's shape on its ring (a parameter the paper prints, e.g. g = 5, is
+    used)."""
     rows = Table.named(table)
     for p in _printed(paper):
-        if p.quantity != "steps":
+        if p.quantity != "steps" or p.item != item:
             continue
         name = p.parameters["algorithm"]
+        ring = Ring(p.parameters["nodes"], 1, p.parameters["wavelengths"])
         params = {
             k: v for k, v in p.parameters.items() if k not in ("algorithm", "nodes", "wavelengths")
         }
@@ -343,7 +349,7 @@ def optree_journal(cache: PlanCache, quick: bool) -> Section:
     ring = Ring(1024, 1, 64)
     budget = None if quick else BEST_SHAPE_BUDGET_S
     printed_steps(
-        cache, section, "optree_journal_table1", "optree-journal", "allgather", ring, budget
+        cache, section, "optree_journal_table1", "optree-journal", "Table 1", "allgather", budget
     )
     for p in _printed("optree-journal"):
         if p.quantity == "k_star":
@@ -523,7 +529,8 @@ def _formula_time(algorithm: Algorithm, ring: Ring, message_bytes: float) -> flo
 def wrht(cache: PlanCache, quick: bool) -> Section:
     section = Section.of("wrht")
     budget = None if quick else BEST_SHAPE_BUDGET_S
-    printed_steps(cache, section, "wrht_table1", "wrht", "allreduce", Ring(1000, 1, 64), budget)
+    printed_steps(cache, section, "wrht_table1", "wrht", "Table I", "allreduce", budget)
+    printed_steps(cache, section, "wrht_fig2", "wrht", "Fig. 2", "allreduce", None)
     nodes = [1024] if quick else [1024, 2048, 3072, 4096]
     sizes = [w.gradient_bytes for w in DNN_WORKLOADS.values()]
     table = Table.named("wrht_fig4")

@@ -42,7 +42,7 @@ def _valid_reproduction(body: dict[str, Any]) -> bool:
     return (
         set(body) <= {"targets", "quick"}
         and isinstance(quick, bool)
-        and (targets == "all" or isinstance(targets, list) and set(targets) <= set(names))
+        and (targets == "all" or (isinstance(targets, list) and set(targets) <= set(names)))
     )
 
 
