@@ -1,10 +1,33 @@
-"""FastAPI dependencies: the plan store of the configured database."""
+"""FastAPI dependencies and helpers shared by the job routes: the stores of the configured
+database, and queueing a stored job."""
 
 from __future__ import annotations
 
-from app.persistence.store import PlanStore
+from collections.abc import Callable
+
+from fastapi.concurrency import run_in_threadpool
+
+from app.errors import ErrorBody, UnavailableError, error_body
+from app.persistence.store import PlanStore, ReproductionStore
 from app.settings import get_settings
 
 
 def get_store() -> PlanStore:
     return PlanStore(get_settings().database_url)
+
+
+def get_reproductions() -> ReproductionStore:
+    return ReproductionStore(get_settings().database_url)
+
+
+async def enqueue(
+    job_id: str, submit: Callable[[str], None], fail: Callable[[str, ErrorBody], None]
+) -> None:
+    """Queue a stored job; when the queue is unreachable (e.g. Redis down), mark the job
+    failed, so nothing stays pending, and answer 503."""
+    try:
+        await run_in_threadpool(submit, job_id)
+    except Exception as error:
+        failure = UnavailableError(f"the job queue is unreachable ({error}); retry later")
+        await run_in_threadpool(fail, job_id, error_body(failure))
+        raise failure from None

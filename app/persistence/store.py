@@ -176,22 +176,9 @@ class PlanStore(JobStore[PlanRow]):
                 yield Solution(name, index, data)
 
 
-def _utc(moment: datetime) -> datetime:
-    """SQLite drops the time zone of stored datetimes; every stored time is UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 def _document(row: PlanRow) -> PlanDocument:
     """A stored plan, read back through its schema (stored JSON crossed a boundary)."""
-    return PlanDocument(
-        id=row.id,
-        status=JobStatus(row.status),
-        created_at=_utc(row.created_at),
-        seconds=row.seconds,
-        request=PlanRequest.model_validate(row.request),
-        result=None if row.result is None else PlanResult.model_validate(row.result),
-        error=None if row.error is None else ErrorBody.model_validate(row.error),
-    )
+    return PlanDocument.model_validate(row, from_attributes=True)
 
 
 def _rowcount(result: Result[Any]) -> int:
@@ -252,24 +239,12 @@ class ReproductionStore(JobStore[ReproductionRow]):
 
     @staticmethod
     def _document(session: Session, row: ReproductionRow) -> ReproductionDocument:
-        files = session.scalars(
-            select(ReproductionFileRow.path)
-            .where(ReproductionFileRow.reproduction_id == row.id)
-            .order_by(ReproductionFileRow.path)
+        document = ReproductionDocument.model_validate(row, from_attributes=True)
+        document.files = list(
+            session.scalars(
+                select(ReproductionFileRow.path)
+                .where(ReproductionFileRow.reproduction_id == row.id)
+                .order_by(ReproductionFileRow.path)
+            )
         )
-        findings = (
-            None
-            if row.findings is None
-            else [FindingResult.model_validate(f) for f in row.findings]
-        )
-        return ReproductionDocument(
-            id=row.id,
-            status=JobStatus(row.status),
-            created_at=_utc(row.created_at),
-            seconds=row.seconds,
-            request=ReproductionRequest.model_validate(row.request),
-            verdicts=dict(Counter(f.verdict.value for f in findings or [])),
-            findings=findings,
-            files=list(files),
-            error=None if row.error is None else ErrorBody.model_validate(row.error),
-        )
+        return document

@@ -35,16 +35,21 @@ class PlanRow(JobColumns, Base):
     result: Mapped[dict[str, object] | None] = mapped_column(JSON, nullable=True)
 
 
-class SolutionRow(Base):
-    __tablename__ = "plan_solutions"
+class BlobColumns:
+    """A blob a job keeps beside its row (a stage solution, a report file)."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class SolutionRow(BlobColumns, Base):
+    __tablename__ = "plan_solutions"
+
     plan_id: Mapped[str] = mapped_column(
         String(36), ForeignKey("plans.id", ondelete="CASCADE"), index=True
     )
     algorithm: Mapped[str] = mapped_column(String(32))
     stage_index: Mapped[int] = mapped_column(Integer)
-    data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class ReproductionRow(JobColumns, Base):
@@ -53,12 +58,10 @@ class ReproductionRow(JobColumns, Base):
     findings: Mapped[list[dict[str, object]] | None] = mapped_column(JSON, nullable=True)
 
 
-class ReproductionFileRow(Base):
+class ReproductionFileRow(BlobColumns, Base):
     __tablename__ = "reproduction_files"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     reproduction_id: Mapped[str] = mapped_column(
         String(36), ForeignKey("reproductions.id", ondelete="CASCADE"), index=True
     )
     path: Mapped[str] = mapped_column(String(200))
-    data: Mapped[bytes] = mapped_column(LargeBinary)

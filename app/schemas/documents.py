@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections import Counter
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field, field_validator
 
 from app.errors import ErrorBody
 from app.schemas.mirror import Mirror
@@ -22,14 +23,26 @@ class JobStatus(StrEnum):
     FAILED = "failed"
 
 
-class PlanDocument(BaseModel):
+class JobDocument(BaseModel):
+    """What every stored job shows: read straight off its row (`model_validate(row,
+    from_attributes=True)`), so the stored JSON is validated on the way out."""
+
     id: str
     status: JobStatus
     created_at: datetime
-    seconds: float | None = Field(description="solve wall-clock seconds, once done")
+    seconds: float | None = Field(description="wall-clock seconds the job took, once done")
+    error: ErrorBody | None
+
+    @field_validator("created_at")
+    @classmethod
+    def _utc(cls, moment: datetime) -> datetime:
+        """SQLite drops the time zone of stored datetimes; every stored time is UTC."""
+        return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+class PlanDocument(JobDocument):
     request: PlanRequest
     result: PlanResult | None
-    error: ErrorBody | None
 
     @property
     def collective(self) -> Collective:
@@ -63,15 +76,17 @@ class PlanPage(BaseModel):
     items: list[PlanSummary]
 
 
-class ReproductionDocument(BaseModel):
+class ReproductionDocument(JobDocument):
     """A stored reproduction: its findings once done, and the files of its report."""
 
-    id: str
-    status: JobStatus
-    created_at: datetime
-    seconds: float | None
     request: ReproductionRequest
-    verdicts: dict[str, int] = Field(description="findings per verdict")
     findings: list[FindingResult] | None
-    files: list[str] = Field(description="GET /api/v1/reproductions/{id}/files/{path}")
-    error: ErrorBody | None
+    files: list[str] = Field(
+        default_factory=list, description="GET /api/v1/reproductions/{id}/files/{path}"
+    )
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def verdicts(self) -> dict[str, int]:
+        """Findings per verdict."""
+        return dict(Counter(f.verdict.value for f in self.findings or []))

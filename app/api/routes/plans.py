@@ -8,10 +8,10 @@ from fastapi import APIRouter, Body, Depends, Query, Response, status
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 
-from app.api.deps import get_store
+from app.api.deps import enqueue, get_store
 from app.api.errors import responses
 from app.api.params import QueryInt
-from app.errors import NotFoundError, NotReadyError, UnavailableError, error_body
+from app.errors import NotFoundError, NotReadyError
 from app.jobs.pool import plan_async
 from app.jobs.queue import submit
 from app.persistence.store import PlanStore
@@ -93,12 +93,7 @@ async def create_plan(
     spec = prepare(body)  # every input error is a 4xx now, before anything is stored
     if not wait:
         row = await run_in_threadpool(store.create, body, JobStatus.QUEUED)
-        try:
-            await run_in_threadpool(submit, row.id)
-        except Exception as error:  # e.g. Redis unreachable: say so, keep nothing pending
-            failure = UnavailableError(f"the plan queue is unreachable ({error}); retry later")
-            await run_in_threadpool(store.fail, row.id, error_body(failure))
-            raise failure from None
+        await enqueue(row.id, submit, store.fail)
         response.status_code = status.HTTP_202_ACCEPTED
         response.headers["Location"] = f"/api/v1/plans/{row.id}"
         return row

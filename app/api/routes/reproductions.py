@@ -8,19 +8,15 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Depends, Response, status
 from fastapi.concurrency import run_in_threadpool
 
+from app.api.deps import enqueue, get_reproductions
 from app.api.errors import responses
-from app.errors import NotFoundError, NotReadyError, UnavailableError, error_body
+from app.errors import NotFoundError, NotReadyError
 from app.jobs.queue import submit_reproduction
 from app.persistence.store import ReproductionStore
 from app.schemas.documents import JobStatus, ReproductionDocument
 from app.schemas.requests import ReproductionRequest
-from app.settings import get_settings
 
 router = APIRouter(prefix="/reproductions", tags=["reproductions"])
-
-
-def get_reproductions() -> ReproductionStore:
-    return ReproductionStore(get_settings().database_url)
 
 
 Store = Annotated[ReproductionStore, Depends(get_reproductions)]
@@ -42,12 +38,7 @@ async def create_reproduction(
     status and findings, then download report.md, report.html, findings.json, tables and
     figures from .../{id}/files/{path}."""
     row = await run_in_threadpool(store.create, body)
-    try:
-        await run_in_threadpool(submit_reproduction, row.id)
-    except Exception as error:  # e.g. Redis unreachable: say so, keep nothing pending
-        failure = UnavailableError(f"the job queue is unreachable ({error}); retry later")
-        await run_in_threadpool(store.fail, row.id, error_body(failure))
-        raise failure from None
+    await enqueue(row.id, submit_reproduction, store.fail)
     response.headers["Location"] = f"/api/v1/reproductions/{row.id}"
     return row
 

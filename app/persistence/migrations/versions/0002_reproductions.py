@@ -8,6 +8,8 @@ Create Date: 2026-11-23
 import sqlalchemy as sa
 from alembic import op
 
+from app.persistence.migrations.columns import blob_columns_0001, job_columns_0001
+
 revision = "0002"
 down_revision = "0001"
 branch_labels = None
@@ -16,27 +18,13 @@ depends_on = None
 
 def upgrade() -> None:
     op.create_table(
-        "reproductions",
-        sa.Column("id", sa.String(36), primary_key=True),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("status", sa.String(16), nullable=False),
-        sa.Column("request", sa.JSON(), nullable=False),
-        sa.Column("findings", sa.JSON(), nullable=True),
-        sa.Column("error", sa.JSON(), nullable=True),
-        sa.Column("seconds", sa.Float(), nullable=True),
+        "reproductions", *job_columns_0001(), sa.Column("findings", sa.JSON(), nullable=True)
     )
     op.create_index("ix_reproductions_created_at", "reproductions", ["created_at"])
     op.create_table(
         "reproduction_files",
-        sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
-        sa.Column(
-            "reproduction_id",
-            sa.String(36),
-            sa.ForeignKey("reproductions.id", ondelete="CASCADE"),
-            nullable=False,
-        ),
+        *blob_columns_0001("reproductions", "reproduction_id"),
         sa.Column("path", sa.String(200), nullable=False),
-        sa.Column("data", sa.LargeBinary(), nullable=False),
     )
     op.create_index(
         "ix_reproduction_files_reproduction_id", "reproduction_files", ["reproduction_id"]
