@@ -10,13 +10,13 @@ plans are cached in `<out>/cache.json` (same request, same result), so a second 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any, TypedDict, get_args
 
 from app.schemas.requests import ReproductionTarget as Target
-from app.schemas.results import parameter_values
+from app.schemas.results import ParameterValues, parameter_values
 from models.algorithms.base import Algorithm, Params
 from models.algorithms.catalog import get_algorithm
 from models.closed_forms import (
@@ -43,7 +43,21 @@ TARGETS: tuple[Target, ...] = get_args(Target)
 MESSAGE_BYTES = 4 * 2**20  # the time column of the step tables: 4 MiB per node
 
 
-Summary = dict[str, Any]  # true_steps, steps_lower_bound, time_s, max_hops, claimed, ...
+class Summary(TypedDict, total=False):
+    """What the plan cache keeps of a solved plan (JSON): enough to time it at any size."""
+
+    true_steps: int
+    steps_lower_bound: int
+    steps_optimal: float
+    time_s: float
+    max_hops: int
+    claimed: float | None
+    alternative: float | None
+    claimed_steps: float | None
+    slots: list[list[int]]  # (steps, pieces per lightpath) per stage
+    pieces_per_message: int
+    shape: ParameterValues  # best shapes only
+    exhaustive: bool
 
 
 TABLES: dict[str, tuple[str, str]] = {  # name: (title, columns)
@@ -200,7 +214,7 @@ class PlanCache:
             self.entries = json.loads(path.read_text("utf-8"))
 
     def plan(
-        self, collective: str, name: str, ring: Ring, params: dict[str, Any] | None = None
+        self, collective: str, name: str, ring: Ring, params: Mapping[str, Any] | None = None
     ) -> Summary:
         algorithm = get_algorithm(collective, name)
         resolved = algorithm.resolve(ring, params or {})
@@ -227,7 +241,9 @@ class PlanCache:
         return self.entries[key]
 
     @staticmethod
-    def _key(kind: str, collective: str, name: str, ring: Ring, values: dict[str, Any]) -> str:
+    def _key(
+        kind: str, collective: str, name: str, ring: Ring, values: Mapping[str, object]
+    ) -> str:
         shape = [ring.nodes, ring.fibers_per_direction, ring.wavelengths_per_fiber]
         return json.dumps([CACHE_VERSION, kind, collective, name, *shape, sorted(values.items())])
 
@@ -336,7 +352,7 @@ def printed_steps(
     section.tables.append(rows)
 
 
-def _shape_text(shape: dict[str, Any] | None) -> str | None:
+def _shape_text(shape: ParameterValues | None) -> str | None:
     if shape is None:
         return None
     return ",".join(
@@ -436,7 +452,7 @@ def optree_journal(cache: PlanCache, quick: bool) -> Section:
         )
         note = f"formula: Lemma 3's k*; true: least true steps over every depth (tied: {tied})"
         section.findings.append(finding(printed, k_star, best_k, note))
-        chart.series.append(Series(f"N = {n}", ks, trues))
+        chart.series.append(Series(f"N = {n}", ks, [float(t) for t in trues]))
     section.tables.append(sweep)
     section.charts.append(chart)
     _optree_reductions(cache, section, quick)
@@ -786,7 +802,9 @@ def _tra_radix(cache: PlanCache, section: Section, quick: bool) -> None:
     )
     rule = tra_optimal_radix(nodes)
     note = "true: least true optical time at 4 MiB per node, searched on certified RWA"
-    f = finding(optical, rule, best["shape"]["radix"], note, tolerance=0.0)
+    radix = best["shape"]["radix"]
+    assert isinstance(radix, int)
+    f = finding(optical, rule, radix, note, tolerance=0.0)
     section.findings.append(f)
     table.rows.append(["optical time", nodes, None, None, rule, f.true, f.verdict.value])
     section.tables.append(table)

@@ -8,7 +8,6 @@ import html
 import io
 import json
 from collections import Counter
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from matplotlib.figure import Figure
 
 from app.presentation.plots import render
 from app.reproduce import Chart, Section, Table
+from app.schemas.results import FindingResult
 from models.findings import Finding
 
 FINDING_COLUMNS = (
@@ -56,10 +56,8 @@ def write_report(sections: list[Section], out: Path) -> dict[str, int]:
     return dict(counts)
 
 
-def _finding_json(f: Finding) -> dict[str, Any]:
-    data = asdict(f)
-    data["unit"], data["verdict"] = f.unit.value, f.verdict.value
-    return data
+def _finding_json(f: Finding) -> object:
+    return FindingResult.of(f).model_dump(mode="json") | {"extra": f.extra}
 
 
 def _cell(value: Any) -> str:
