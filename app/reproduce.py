@@ -10,6 +10,7 @@ plans are cached in `<out>/cache.json` (same request, same result), so a second 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -248,8 +249,12 @@ class PlanCache:
         return json.dumps([CACHE_VERSION, kind, collective, name, *shape, sorted(values.items())])
 
     def save(self) -> None:
+        """Atomically (write, then rename): jobs may share one cache file."""
         if self.path is not None:
-            self.path.write_text(json.dumps(self.entries, indent=1), "utf-8")
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+            temporary.write_text(json.dumps(self.entries, indent=1), "utf-8")
+            temporary.replace(self.path)
 
 
 OPTIONS = SolveOptions(time_limit_s=10)

@@ -114,12 +114,14 @@ def catalog(
     return [CatalogEntry.of(a, ring) for a in algorithms(collective)]
 
 
-def reproduce(request: ReproductionRequest, out: Path) -> Reproduction:
+def reproduce(request: ReproductionRequest, out: Path, cache: Path | None = None) -> Reproduction:
     """Rebuild the chosen papers' tables and figures into `out` (`rwaopt reproduce`, POST
-    /api/v1/reproductions); plans solved before are read from `out/cache.json`."""
+    /api/v1/reproductions); plans solved before are read from `cache` (default
+    `out/cache.json`) and new ones added to it."""
     started = time.monotonic()
     out.mkdir(parents=True, exist_ok=True)
-    sections = build_sections(request.chosen(), request.quick, PlanCache(out / "cache.json"))
+    plans = PlanCache(cache or out / "cache.json")
+    sections = build_sections(request.chosen(), request.quick, plans)
     write_report(sections, out)
     files = {
         str(path.relative_to(out)): path.read_bytes()

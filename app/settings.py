@@ -7,6 +7,7 @@ run in threads of the API process. The compose deployment sets PostgreSQL, Redis
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -44,6 +45,13 @@ class Settings(BaseSettings):
             description="default time budget of each algorithm's best-shape search, s",
         ),
     ] = 30.0
+    reproduction_cache: Annotated[
+        Path | None,
+        Field(
+            description="JSON file of solved plans that reproductions reuse across runs "
+            "(default: none, each queued reproduction solves its plans afresh)"
+        ),
+    ] = None
     host: Annotated[str, Field(description="bind address of `rwaopt serve`")] = "127.0.0.1"
     port: Annotated[int, Field(ge=1, le=65535, description="port of `rwaopt serve`")] = 8000
 

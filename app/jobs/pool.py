@@ -27,6 +27,7 @@ from app.planning import PlanSpec
 from app.schemas.requests import ReproductionRequest, RwaInput, SolveSettings
 from app.schemas.results import RwaResponse
 from app.service import SolvedPlan, execute, reproduce, rwa
+from app.settings import get_settings
 from models.errors import RwaoptError
 
 T = TypeVar("T")
@@ -66,7 +67,7 @@ def _rwa(data: RwaInput, settings: SolveSettings) -> RwaResponse | ErrorBody:
 def _reproduce(request: ReproductionRequest) -> Reproduction | ErrorBody:
     def work() -> Reproduction:
         with tempfile.TemporaryDirectory(prefix="rwaopt-reproduction-") as out:
-            return reproduce(request, Path(out))
+            return reproduce(request, Path(out), get_settings().reproduction_cache)
 
     return _guarded(work)
 

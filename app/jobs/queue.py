@@ -58,7 +58,8 @@ def run_reproduction_job(
         if solver_processes is not None:
             return store.finish(reproduction_id, reproduce_in_pool(row.request, solver_processes))
         with tempfile.TemporaryDirectory(prefix="rwaopt-reproduction-") as out:
-            return store.finish(reproduction_id, reproduce(row.request, Path(out)))
+            cache = get_settings().reproduction_cache
+            return store.finish(reproduction_id, reproduce(row.request, Path(out), cache))
 
     return _run_job(store, reproduction_id, store.get, solve)
 

@@ -75,3 +75,19 @@ def test_the_best_shape_is_never_slower_than_the_papers(tmp_path: Path) -> None:
     best = cache.best("allgather", "wrht", ring, 10.0)
     assert best["time_s"] <= paper["time_s"] and best["exhaustive"]
     assert set(best["shape"]) == {"group", "levels"}
+
+
+def test_a_shared_plan_cache_is_reused(tmp_path: Path) -> None:
+    """RWAOPT_REPRODUCTION_CACHE: queued reproductions write to temporary directories but
+    keep their solved plans in one file, so the next one solves nothing again."""
+    from app.schemas.requests import ReproductionRequest
+    from app.service import reproduce
+
+    shared = tmp_path / "shared" / "plans.json"
+    request = ReproductionRequest(targets=["wrht"], quick=True)
+    first = reproduce(request, tmp_path / "one", shared)
+    solved = json.loads(shared.read_text())
+    assert solved and not (tmp_path / "one" / "cache.json").exists()
+    second = reproduce(request, tmp_path / "two", shared)
+    assert json.loads(shared.read_text()) == solved  # nothing new was solved
+    assert [f.model_dump() for f in second.findings] == [f.model_dump() for f in first.findings]
