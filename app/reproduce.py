@@ -567,6 +567,9 @@ def wrht(cache: PlanCache, quick: bool) -> Section:
                 table.rows.append([name, n, workload, true_s[-1], formula_s[-1]])
         times[name] = (true_s, formula_s)
     section.tables.append(table)
+    section.charts += normalized_charts(
+        table, "wrht_fig4", "WRHT Fig. 4", ("wrht", "googlenet"), "algorithm", "true_time_s"
+    )
     for p in _printed("wrht"):
         if p.quantity != "average_time_reduction" or p.item != "Fig. 4":
             continue
@@ -582,6 +585,48 @@ def wrht(cache: PlanCache, quick: bool) -> Section:
 
 
 REDUCTION_TOLERANCE = 0.02  # relative: the papers' averages come from their simulators
+
+
+def normalized_charts(
+    table: Table,
+    name: str,
+    title: str,
+    reference: tuple[str, str],
+    series_column: str,
+    value_column: str,
+) -> list[Chart]:
+    """One chart per workload of `table` (rows: series, nodes, workload, ...): the value
+    against N per series, normalized as the papers do by the first value of the reference
+    (series, workload) pair."""
+    columns = table.columns
+    at = {c: columns.index(c) for c in (series_column, "nodes", "workload", value_column)}
+    rows = [r for r in table.rows if r[at[value_column]] is not None]
+    base = next(
+        r[at[value_column]] for r in rows if (r[at[series_column]], r[at["workload"]]) == reference
+    )
+    charts = []
+    for workload in dict.fromkeys(r[at["workload"]] for r in rows):
+        chart = Chart(
+            f"{name}_{workload}",
+            f"{title}: {workload} (true time / {reference[0]} on {reference[1]} at the smallest N)",
+            "nodes",
+            "normalized time",
+            [],
+            log_y=True,
+        )
+        for series in dict.fromkeys(r[at[series_column]] for r in rows):
+            points = [
+                r for r in rows if (r[at[series_column]], r[at["workload"]]) == (series, workload)
+            ]
+            chart.series.append(
+                Series(
+                    str(series),
+                    [float(r[at["nodes"]]) for r in points],
+                    [float(r[at[value_column]]) / base for r in points],
+                )
+            )
+        charts.append(chart)
+    return charts
 
 
 def _reduction_of_formulas(faster: list[float | None], slower: list[float | None]) -> float | None:
@@ -723,6 +768,22 @@ def _optical_against_electrical(
                     column.append(value)
                 table.rows.append([optical, against, n, workload, *row])
     section.tables.append(table)
+    curves = Table("curves", "", ["series", "nodes", "workload", "time_s"])
+    points: dict[tuple[str, int, str], float | None] = {}
+    for optical, against, n, workload, optical_s, _, simulated_s, _ in table.rows:
+        points[(f"O-{optical}", n, workload)] = optical_s
+        points[(f"{against} (SimGrid)", n, workload)] = simulated_s
+    curves.rows = [[series, n, workload, t] for (series, n, workload), t in points.items()]
+    optical_names = sorted({optical for optical, _ in pairs})
+    first = "O-wrht" if "wrht" in optical_names else f"O-{optical_names[0]}"  # WRHT Fig. 5
+    section.charts += normalized_charts(
+        curves,
+        f"{paper}_vs_electrical",
+        f"{section.title.split(':')[0]}",
+        (first, "googlenet"),
+        "series",
+        "time_s",
+    )
     for p in wanted:
         optical_true, optical_formula, simulated, hockney = series[
             (p.parameters["algorithm"], _electrical_name(p))
