@@ -469,6 +469,7 @@ def _optree_reductions(cache: PlanCache, section: Section, quick: bool) -> None:
     messages of Figs. 6 and 7 (4 to 128 MB), per node count (w = 64) and per wavelength count
     (N = 1024); formula: the closed forms' steps, true: certified steps, both x the slot time."""
     table = Table.named("optree_reductions")
+    panels: dict[tuple[str, int, int], dict[str, Summary]] = {}
     for p in _printed("optree-journal"):
         if p.quantity != "time_reduction":
             continue
@@ -491,7 +492,26 @@ def _optree_reductions(cache: PlanCache, section: Section, quick: bool) -> None:
         table.rows.append(
             [p.item, p.parameters["against"], n, w, p.value, formula, true, f.verdict.value]
         )
+        curves = panels.setdefault((p.item, n, w), {"optree": optree})
+        curves[p.parameters["against"]] = other
     section.tables.append(table)
+    for (item, n, w), curves in panels.items():  # Figs. 6 (per N) and 7 (per w), true time
+        sizes = [mib * 2**20 for mib in (4, 8, 16, 32, 64, 128)]
+        base = true_time_s(curves["optree"], sizes[0])
+        figure = "Fig. 6" if item == "Table 2" else "Fig. 7"
+        chart = Chart(
+            f"optree_{figure[-1]}_n{n}_w{w}",
+            f"OpTree journal {figure}: N = {n}, w = {w} (true time / OpTree's at 4 MB)",
+            "message size (bytes)",
+            "normalized time",
+            [],
+            log_x=True,
+            log_y=True,
+        )
+        for name, summary in curves.items():
+            ys = [true_time_s(summary, m) / base for m in sizes]
+            chart.series.append(Series(name, [float(m) for m in sizes], ys))
+        section.charts.append(chart)
 
 
 def optree_conference(cache: PlanCache, quick: bool) -> Section:
