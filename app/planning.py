@@ -43,7 +43,7 @@ class AlgorithmChoice:
 @dataclass(frozen=True)
 class PlanSpec:
     """A checked plan request: every algorithm resolved against the ring, nothing solved yet.
-    Built by `prepare_plan` (so bad input fails before any job is queued)."""
+    Built by `prepare` (so bad input fails before any job is queued)."""
 
     collective: Collective
     ring: Ring
