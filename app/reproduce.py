@@ -495,23 +495,27 @@ def _optree_reductions(cache: PlanCache, section: Section, quick: bool) -> None:
         curves = panels.setdefault((p.item, n, w), {"optree": optree})
         curves[p.parameters["against"]] = other
     section.tables.append(table)
-    for (item, n, w), curves in panels.items():  # Figs. 6 (per N) and 7 (per w), true time
-        sizes = [mib * 2**20 for mib in (4, 8, 16, 32, 64, 128)]
-        base = true_time_s(curves["optree"], sizes[0])
-        figure = "Fig. 6" if item == "Table 2" else "Fig. 7"
-        chart = Chart(
-            f"optree_{figure[-1]}_n{n}_w{w}",
-            f"OpTree journal {figure}: N = {n}, w = {w} (true time / OpTree's at 4 MB)",
-            "message size (bytes)",
-            "normalized time",
-            [],
-            log_x=True,
-            log_y=True,
+    if ("Table 2", 1024, 64) in panels:  # Fig. 5 (a): small messages at N = 1024
+        small = [kib * 2**10 for kib in (32, 64, 128, 256, 512, 1024)]
+        title = "OpTree journal Fig. 5 (a): N = 1024, w = 64 (true time / OpTree's at 32 KB)"
+        section.charts.append(
+            _time_chart("optree_5_small", title, panels[("Table 2", 1024, 64)], small)
         )
-        for name, summary in curves.items():
-            ys = [true_time_s(summary, m) / base for m in sizes]
-            chart.series.append(Series(name, [float(m) for m in sizes], ys))
-        section.charts.append(chart)
+    for (item, n, w), curves in panels.items():  # Figs. 6 (per N) and 7 (per w)
+        figure = "Fig. 6" if item == "Table 2" else "Fig. 7"
+        title = f"OpTree journal {figure}: N = {n}, w = {w} (true time / OpTree's at 4 MB)"
+        sizes = [mib * 2**20 for mib in (4, 8, 16, 32, 64, 128)]
+        section.charts.append(_time_chart(f"optree_{figure[-1]}_n{n}_w{w}", title, curves, sizes))
+
+
+def _time_chart(name: str, title: str, curves: dict[str, Summary], sizes: list[int]) -> Chart:
+    """True time against message size per algorithm, normalized by OpTree's first."""
+    base = true_time_s(curves["optree"], sizes[0])
+    chart = Chart(name, title, "message size (bytes)", "normalized time", [], True, True)
+    for algorithm, summary in curves.items():
+        ys = [true_time_s(summary, m) / base for m in sizes]
+        chart.series.append(Series(algorithm, [float(m) for m in sizes], ys))
+    return chart
 
 
 def optree_conference(cache: PlanCache, quick: bool) -> Section:
