@@ -710,8 +710,8 @@ def optical_electrical(cache: PlanCache, quick: bool) -> Section:
                     plans[1].timings[i].time_s,
                     e_ring.timings[i].hockney_s,
                     e_rd.timings[i].hockney_s,
-                    _sim(e_ring, i),
-                    _sim(e_rd, i),
+                    e_ring.simulated_s(i),
+                    e_rd.simulated_s(i),
                     result.crossover_bytes,
                 ]
             )
@@ -822,11 +822,6 @@ def _electrical_name(p: Printed) -> str:
     """'electrical' means the same algorithm on the fat-tree; else e-ring / e-rd by name."""
     against = str(p.parameters["against"])
     return f"e-{p.parameters['algorithm']}" if against == "electrical" else against
-
-
-def _sim(algorithm: Any, i: int) -> float | None:
-    simulated = algorithm.timings[i].simulated
-    return None if simulated is None else simulated.time_s
 
 
 def tra(cache: PlanCache, quick: bool) -> Section:

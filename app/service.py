@@ -13,13 +13,12 @@ from pathlib import Path
 
 from app.persistence.codec import encode
 from app.persistence.store import Reproduction, Solution
-from app.planning import PlannedAlgorithm, PlanProgress, PlanSpec, prepare, run_plan
+from app.planning import PlannedAlgorithm, PlanProgress, PlanSpec, run_plan
 from app.presentation.report import write_report
 from app.recommendation import recommendation
 from app.reproduce import PlanCache
 from app.reproduce import reproduce as build_sections
 from app.schemas.requests import (
-    PlanRequest,
     ReproductionRequest,
     RingSpec,
     RwaInput,
@@ -56,10 +55,6 @@ def execute(spec: PlanSpec, progress: PlanProgress | None = None) -> SolvedPlan:
     started = time.monotonic()
     planned = run_plan(spec, progress)
     return SolvedPlan(plan_result(spec, planned), solutions(planned), time.monotonic() - started)
-
-
-def plan(request: PlanRequest, progress: PlanProgress | None = None) -> SolvedPlan:
-    return execute(prepare(request), progress)
 
 
 def plan_result(spec: PlanSpec, planned: list[PlannedAlgorithm]) -> PlanResult:

@@ -33,22 +33,6 @@ E_RD_STEPS = Formula(
     "optical-vs-electrical Table 1 (electrical)",
     rd_allreduce_steps_electrical,
 )
-E_RING_TIME = Formula(
-    "time_s",
-    "T_E-Ring = 2(n - 1) (alpha + d eta / (n beta_E))",
-    "optical-vs-electrical eq. (8)",
-    lambda nodes, message_bytes, alpha_s, link_bps: e_ring_hockney_s(
-        nodes, message_bytes, alpha_s, link_bps
-    ),
-)
-E_RD_TIME = Formula(
-    "time_s",
-    "T_E-RD = ceil(log2 n) (alpha + d eta / beta_E)",
-    "optical-vs-electrical eq. (9)",
-    lambda nodes, message_bytes, alpha_s, link_bps: e_rd_hockney_s(
-        nodes, message_bytes, alpha_s, link_bps
-    ),
-)
 
 
 @dataclass(frozen=True)
@@ -96,6 +80,20 @@ def e_ring_hockney_s(nodes: int, message_bytes: float, alpha_s: float, link_bps:
 def e_rd_hockney_s(nodes: int, message_bytes: float, alpha_s: float, link_bps: float) -> float:
     """Eq. (9): ceil(log2 n)(alpha + d eta / beta_E)."""
     return ceil_log(2, nodes) * (alpha_s + message_bytes * 8 / link_bps)
+
+
+E_RING_TIME = Formula(
+    "time_s",
+    "T_E-Ring = 2(n - 1) (alpha + d eta / (n beta_E))",
+    "optical-vs-electrical eq. (8)",
+    e_ring_hockney_s,
+)
+E_RD_TIME = Formula(
+    "time_s",
+    "T_E-RD = ceil(log2 n) (alpha + d eta / beta_E)",
+    "optical-vs-electrical eq. (9)",
+    e_rd_hockney_s,
+)
 
 
 @dataclass(frozen=True)

@@ -45,10 +45,14 @@ class ElectricalAlgorithmResult:
     timings: tuple[ElectricalTiming, ...]
     refusal: str | None = None  # why it was not evaluated (RD on a non-power-of-two n)
 
+    def simulated_s(self, index: int) -> float | None:
+        simulated = self.timings[index].simulated
+        return None if simulated is None else simulated.time_s
+
     def time_s(self, index: int) -> float:
         """The time the comparison uses: simulated where SimGrid ran, else Hockney."""
-        t = self.timings[index]
-        return t.simulated.time_s if t.simulated is not None else t.hockney_s
+        simulated = self.simulated_s(index)
+        return self.timings[index].hockney_s if simulated is None else simulated
 
 
 @dataclass(frozen=True)
