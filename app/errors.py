@@ -67,11 +67,18 @@ class WorkerFailedError(UnavailableError):
     code = "worker_failed"
 
 
+class JobCancelledError(ServiceError):
+    """The job was cancelled (a sweep's DELETE) while it ran."""
+
+    code = "cancelled"
+
+
 # Most specific first: the first class an error is an instance of decides.
 ANSWERS: tuple[tuple[type[RwaoptError], int, int], ...] = (
     # (class, HTTP status, CLI exit code)
     (NotFoundError, 404, 2),
     (NotReadyError, 409, 2),
+    (JobCancelledError, 409, 2),
     (UnavailableError, 503, 3),
     (UnknownAlgorithmError, 404, 2),
     (AlgorithmRefusedError, 422, 2),

@@ -11,8 +11,9 @@ from fastapi import APIRouter, FastAPI, Response
 from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel
 
+from app import __version__
 from app.api import errors
-from app.api.routes import algorithms, plans, reproductions, rwa
+from app.api.routes import algorithms, plans, reproductions, rwa, sweeps
 from app.jobs import pool, queue
 from app.persistence.database import dispose_all, migrate, reachable
 from app.persistence.store import PlanStore, ReproductionStore
@@ -41,7 +42,9 @@ async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     dispose_all()
 
 
-app = FastAPIOffline(title="rwaopt", version="0.2.0", description=DESCRIPTION, lifespan=lifespan)
+app = FastAPIOffline(
+    title="rwaopt", version=__version__, description=DESCRIPTION, lifespan=lifespan
+)
 errors.install(app)
 
 
@@ -50,6 +53,7 @@ api.include_router(algorithms.router)
 api.include_router(rwa.router)
 api.include_router(plans.router)
 api.include_router(reproductions.router)
+api.include_router(sweeps.router)
 app.include_router(api)
 
 

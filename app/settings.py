@@ -34,6 +34,26 @@ class Settings(BaseSettings):
     inline_workers: Annotated[
         int, Field(ge=1, le=64, description="queued plans solved at once by inline jobs")
     ] = 2
+    job_attempts: Annotated[
+        int,
+        Field(
+            ge=1,
+            le=10,
+            description="rq: runs of a queued plan whose worker died before it is failed",
+        ),
+    ] = 3
+    worker_heartbeat_s: Annotated[
+        int, Field(ge=1, le=600, description="rq: how often a worker reports it is alive, s")
+    ] = 5
+    abandoned_after_s: Annotated[
+        int,
+        Field(
+            ge=1,
+            le=3600,
+            description="rq: a running job whose worker is silent this long past its heartbeat "
+            "is retried on another worker, s",
+        ),
+    ] = 15
     solver_processes: Annotated[
         int, Field(ge=1, le=64, description="solver processes of the API (plans and rwa)")
     ] = 2

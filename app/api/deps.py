@@ -21,7 +21,7 @@ def get_reproductions() -> ReproductionStore:
 
 
 async def enqueue(
-    job_id: str, submit: Callable[[str], None], fail: Callable[[str, ErrorBody], None]
+    job_id: str, submit: Callable[[str], None], fail: Callable[[str, ErrorBody], object]
 ) -> None:
     """Queue a stored job; when the queue is unreachable (e.g. Redis down), mark the job
     failed, so nothing stays pending, and answer 503."""

@@ -23,7 +23,7 @@ from typing import TypeVar
 from app.errors import ErrorBody, SolverCrashedError, error_body, from_body
 from app.jobs.executors import SharedExecutor
 from app.persistence.store import Reproduction
-from app.planning import PlanSpec
+from app.planning import PlanProgress, PlanSpec
 from app.schemas.requests import ReproductionRequest, RwaInput, SolveSettings
 from app.schemas.results import RwaResponse
 from app.service import SolvedPlan, execute, reproduce, rwa
@@ -56,8 +56,8 @@ def _guarded(work: Callable[[], T]) -> T | ErrorBody:
         return error_body(error)
 
 
-def _plan(spec: PlanSpec) -> SolvedPlan | ErrorBody:
-    return _guarded(lambda: execute(spec))
+def _plan(spec: PlanSpec, progress: PlanProgress | None = None) -> SolvedPlan | ErrorBody:
+    return _guarded(lambda: execute(spec, progress))
 
 
 def _rwa(data: RwaInput, settings: SolveSettings) -> RwaResponse | ErrorBody:
@@ -78,10 +78,13 @@ def _answer(outcome: T | ErrorBody) -> T:
     return outcome
 
 
-def plan_in_pool(spec: PlanSpec, processes: int) -> SolvedPlan:
-    """Blocking: solve a checked plan in the pool (raises the solver's RwaoptError)."""
+def plan_in_pool(
+    spec: PlanSpec, processes: int, progress: PlanProgress | None = None
+) -> SolvedPlan:
+    """Blocking: solve a checked plan in the pool (raises the solver's RwaoptError);
+    `progress` (picklable) runs in the solver process after each stage."""
     with _crash_guard():
-        return _answer(pool(processes).submit(_plan, spec).result())
+        return _answer(pool(processes).submit(_plan, spec, progress).result())
 
 
 def reproduce_in_pool(request: ReproductionRequest, processes: int) -> Reproduction:

@@ -4,23 +4,31 @@ or by RQ workers reading Redis (`RWAOPT_JOBS=rq`, workers started with `rwaopt w
 Both run `run_plan_job`, which reads the request from the database (validated there: it crossed
 a storage boundary) and writes the result back in one transaction, so a job that dies leaves
 the plan queued/running, never half-written.
+
+Exactly once on RQ: the worker heartbeats every RWAOPT_WORKER_HEARTBEAT_S; a job whose worker
+(and work horse) died is found by the reaper thread every surviving `rwaopt worker` runs, once
+RWAOPT_ABANDONED_AFTER_S passed without a heartbeat, and retried (RQ's `Retry`) on another
+worker, at most RWAOPT_JOB_ATTEMPTS runs in all; then the plan is failed with the reason. The
+plan's result is written once: only by the run that holds it `running` (`PlanStore.finish`).
 """
 
 from __future__ import annotations
 
 import logging
 import tempfile
+import threading
 from collections.abc import Callable
 from concurrent.futures import CancelledError, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from app.errors import WorkerFailedError, error_body, internal
+from app.errors import JobCancelledError, WorkerFailedError, error_body, internal
 from app.jobs.executors import SharedExecutor
 from app.jobs.pool import plan_in_pool, reproduce_in_pool
+from app.jobs.watch import CancelWatch
 from app.persistence.store import JobStore, PlanStore, ReproductionStore
 from app.planning import prepare
-from app.schemas.documents import JobStatus, PlanDocument, ReproductionDocument
+from app.schemas.documents import PlanDocument, ReproductionDocument
 from app.service import execute, reproduce
 from app.settings import Settings, get_settings
 from models.errors import RwaoptError
@@ -34,15 +42,21 @@ JOB_TIMEOUT_S = 24 * 3600
 def run_plan_job(
     plan_id: str, database_url: str | None = None, solver_processes: int | None = None
 ) -> str:
-    """Solve a queued plan; returns 'done', 'failed', 'gone' (deleted, or taken by another
-    worker) or 'interrupted' (the API stopped; the plan stays running and is requeued).
-    With `solver_processes` the solve runs in the API's solver pool (inline jobs); without,
-    in this process (an RQ work horse is a process of its own)."""
-    store = PlanStore(database_url or get_settings().database_url)
+    """Solve a queued plan; returns 'done', 'failed', 'cancelled', 'gone' (deleted, or taken
+    by another worker) or 'interrupted' (the API stopped; the plan stays running and is
+    requeued). With `solver_processes` the solve runs in the API's solver pool (inline jobs);
+    without, in this process (an RQ work horse is a process of its own). Between stages the
+    solve checks whether the plan was cancelled meanwhile."""
+    url = database_url or get_settings().database_url
+    store = PlanStore(url)
+    watch = CancelWatch(url, plan_id)
 
     def solve(row: PlanDocument) -> bool:
         spec = prepare(row.request)
-        done = execute(spec) if solver_processes is None else plan_in_pool(spec, solver_processes)
+        if solver_processes is None:
+            done = execute(spec, watch)
+        else:
+            done = plan_in_pool(spec, solver_processes, watch)
         return store.finish(plan_id, done.result, done.solutions, done.seconds)
 
     return _run_job(store, plan_id, store.get, solve)
@@ -79,6 +93,8 @@ def _run_job(
         finished = solve(row)
     except CancelledError:  # the API is shutting down: leave it to the next start
         return "interrupted"
+    except JobCancelledError:  # a user cancelled it: it is stored as cancelled already
+        return "cancelled"
     except RwaoptError as error:
         store.fail(job_id, error_body(error))
         return "failed"
@@ -115,9 +131,10 @@ def _enqueue(job: Callable[[str, str, int | None], str], job_id: str, settings: 
         )
         return
     from redis import Redis
-    from rq import Callback, Queue
+    from rq import Callback, Queue, Retry
 
     queue = Queue(settings.queue_name, connection=Redis.from_url(settings.redis_url))
+    retries = settings.job_attempts - 1
     queue.enqueue(
         job,
         job_id,
@@ -125,33 +142,104 @@ def _enqueue(job: Callable[[str, str, int | None], str], job_id: str, settings: 
         job_timeout=JOB_TIMEOUT_S,
         job_id=job_id,
         on_failure=Callback(on_job_failure),
+        retry=Retry(max=retries) if retries else None,
     )
+
+
+def stop(plan_ids: list[str], settings: Settings | None = None) -> None:
+    """Stop cancelled plans' solves now: on RQ, kill the work horse of a running one and drop
+    a queued one from Redis. Inline jobs need nothing here: a queued one is skipped (it is no
+    longer queued in the database) and a running one stops at its next stage (CancelWatch)."""
+    settings = settings or get_settings()
+    if settings.jobs == "inline" or not plan_ids:
+        return
+    from redis import Redis
+    from rq.command import send_stop_job_command
+    from rq.exceptions import InvalidJobOperation, NoSuchJobError
+    from rq.job import Job
+
+    connection = Redis.from_url(settings.redis_url)
+    for plan_id in plan_ids:
+        try:
+            send_stop_job_command(connection, plan_id)
+        except InvalidJobOperation:  # not running: queued, or between retries
+            Job.fetch(plan_id, connection=connection).cancel()
+        except NoSuchJobError:
+            continue
 
 
 def on_job_failure(job: Any, _connection: Any, kind: type, value: BaseException, *_: Any) -> None:
     """RQ failure callback: the work horse raised past run_plan_job, hit its timeout, or died
-    (RQ's registry clean-up reports an abandoned job). Marks a still-unfinished plan failed,
-    so it does not stay `running` for ever."""
+    (the reaper reports an abandoned job). With retries left the job is about to run again:
+    its plan goes back to queued. Otherwise a still-unfinished plan is failed with the
+    reason, so it does not stay `running` for ever."""
     job_id, database_url = job.args[0], job.args[1]
     reproduction = str(job.func_name).endswith("run_reproduction_job")
     store: PlanStore | ReproductionStore = (
         ReproductionStore(database_url) if reproduction else PlanStore(database_url)
     )
-    row = store.get(job_id)
-    if row is not None and row.status in (JobStatus.QUEUED, JobStatus.RUNNING):
-        failure = WorkerFailedError(
-            f"the worker stopped this job ({kind.__name__}: {value}); post it again, perhaps "
-            "with a shorter time limit, a smaller ring or quick=true"
+    if job.retries_left:
+        log.warning(
+            "job %s: %s; retrying (%d retries left)", job_id, kind.__name__, job.retries_left
         )
-        store.fail(job_id, error_body(failure))
+        store.requeue(job_id)
+        return
+    failure = WorkerFailedError(
+        f"the worker stopped this job ({kind.__name__}: {value}) and its retries are used "
+        "up; post it again, perhaps with a shorter time limit, a smaller ring or quick=true"
+    )
+    store.fail(job_id, error_body(failure))
 
 
 def run_worker(settings: Settings | None = None, burst: bool = False) -> None:
-    """An RQ worker on the plans queue (blocks; `burst` stops when the queue is empty)."""
+    """An RQ worker on the plans queue (blocks; `burst` stops when the queue is empty), with
+    the reaper thread that retries the jobs of dead workers."""
     from redis import Redis
     from rq import Queue, Worker
 
     settings = settings or get_settings()
+    grace = settings.abandoned_after_s
+
+    class RwaoptWorker(Worker):
+        def get_heartbeat_ttl(self, job: Any, working_time: float = 0.0) -> int:
+            """RQ allows a silent minute past its monitoring interval; here the grace is
+            RWAOPT_ABANDONED_AFTER_S, so a dead worker's job is retried soon."""
+            return int(self.job_monitoring_interval) + grace
+
     connection = Redis.from_url(settings.redis_url)
-    worker = Worker([Queue(settings.queue_name, connection=connection)], connection=connection)
-    worker.work(burst=burst)
+    queue = Queue(settings.queue_name, connection=connection)
+    worker = RwaoptWorker(
+        [queue], connection=connection, job_monitoring_interval=settings.worker_heartbeat_s
+    )
+    stopping = threading.Event()
+    reaper = threading.Thread(
+        target=_reap, args=(settings, stopping), name="rwaopt-reaper", daemon=True
+    )
+    reaper.start()
+    try:
+        worker.work(burst=burst)
+    finally:
+        stopping.set()
+
+
+def _reap(settings: Settings, stopping: threading.Event) -> None:
+    """Every heartbeat interval: retry (or fail) the jobs whose worker stopped heartbeating
+    (RQ's StartedJobRegistry clean-up, under RQ's own maintenance lock, so one worker at a
+    time does it). Runs in a thread of the worker's main process, so it goes on while that
+    worker waits for a long solve."""
+    from redis import Redis
+    from rq import Queue
+    from rq.registry import StartedJobRegistry
+
+    connection = Redis.from_url(settings.redis_url)
+    queue = Queue(settings.queue_name, connection=connection)
+    registry = StartedJobRegistry(queue.name, connection=connection)
+    while not stopping.wait(settings.worker_heartbeat_s):
+        try:
+            if queue.acquire_maintenance_lock():
+                try:
+                    registry.cleanup()
+                finally:
+                    queue.release_maintenance_lock()  # type: ignore[no-untyped-call]
+        except Exception:  # Redis away for a moment: try again next interval
+            log.exception("reaper: clean-up of %s failed", queue.name)

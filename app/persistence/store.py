@@ -21,12 +21,17 @@ from app.persistence.tables import (
     ReproductionFileRow,
     ReproductionRow,
     SolutionRow,
+    SweepPointRow,
+    SweepTableRow,
 )
 from app.schemas.documents import JobStatus, PlanDocument, ReproductionDocument
 from app.schemas.requests import PlanRequest, ReproductionRequest
 from app.schemas.results import FindingResult, PlanResult
+from app.schemas.sweeps import SweepDocument, SweepPoints, SweepRequest
 
 Row = TypeVar("Row", bound=JobColumns)
+UNFINISHED = (JobStatus.QUEUED, JobStatus.RUNNING)
+REUSABLE = (JobStatus.DONE, *UNFINISHED)  # a plan a sweep point may take as its answer
 
 
 @dataclass(frozen=True)
@@ -72,7 +77,7 @@ class JobStore(Generic[Row]):
                 session.execute(
                     update(row)
                     .where(row.id == job_id, row.status == JobStatus.QUEUED)
-                    .values(status=JobStatus.RUNNING)
+                    .values(status=JobStatus.RUNNING, **self._started())
                 )
             )
         return bool(changed)
@@ -84,27 +89,60 @@ class JobStore(Generic[Row]):
         with self._sessions.begin() as session:
             ids = list(
                 session.scalars(
-                    select(row.id)
-                    .where(row.status.in_((JobStatus.QUEUED, JobStatus.RUNNING)))
-                    .order_by(row.created_at)
+                    select(row.id).where(row.status.in_(UNFINISHED)).order_by(row.created_at)
                 )
             )
             if ids:
                 session.execute(update(row).where(row.id.in_(ids)).values(status=JobStatus.QUEUED))
         return ids
 
-    def fail(self, job_id: str, error: ErrorBody) -> None:
+    def _started(self) -> dict[str, Any]:
+        """Columns a job kind updates when it starts (plans count their attempts)."""
+        return {}
+
+    def fail(self, job_id: str, error: ErrorBody) -> bool:
+        """queued/running -> failed; a finished or cancelled job keeps its state."""
         body = error.model_dump(mode="json")
         with self._sessions.begin() as session:
-            session.execute(
-                update(self.row)
-                .where(self.row.id == job_id)
-                .values(status=JobStatus.FAILED, error=body)
+            changed = _rowcount(
+                session.execute(
+                    update(self.row)
+                    .where(self.row.id == job_id, self.row.status.in_(UNFINISHED))
+                    .values(status=JobStatus.FAILED, error=body, **self._finished())
+                )
             )
+        return bool(changed)
+
+    def _finished(self) -> dict[str, Any]:
+        return {}
+
+    def requeue(self, job_id: str) -> bool:
+        """running -> queued (its worker died and the queue retries it)."""
+        row = self.row
+        with self._sessions.begin() as session:
+            changed = _rowcount(
+                session.execute(
+                    update(row)
+                    .where(row.id == job_id, row.status == JobStatus.RUNNING)
+                    .values(status=JobStatus.QUEUED)
+                )
+            )
+        return bool(changed)
+
+    def status(self, job_id: str) -> JobStatus | None:
+        with self._sessions() as session:
+            found = session.scalar(select(self.row.status).where(self.row.id == job_id))
+        return None if found is None else JobStatus(found)
 
 
 class PlanStore(JobStore[PlanRow]):
     row = PlanRow
+
+    def _started(self) -> dict[str, Any]:
+        return {"attempts": PlanRow.attempts + 1}
+
+    def _finished(self) -> dict[str, Any]:
+        return {"finished_at": datetime.now(UTC)}
 
     def create(
         self,
@@ -113,15 +151,20 @@ class PlanStore(JobStore[PlanRow]):
         result: PlanResult | None = None,
         solutions: Sequence[Solution] = (),
         seconds: float | None = None,
+        request_hash: str | None = None,
     ) -> PlanDocument:
+        now = datetime.now(UTC)
         row = PlanRow(
             id=str(uuid.uuid4()),
-            created_at=datetime.now(UTC),
+            created_at=now,
             status=status,
             request=request.model_dump(mode="json"),
             result=None if result is None else result.model_dump(mode="json"),
             error=None,
             seconds=seconds,
+            request_hash=request_hash,
+            attempts=0,
+            finished_at=now if status == JobStatus.DONE else None,
         )
         with self._sessions.begin() as session:
             session.add(row)
@@ -132,12 +175,15 @@ class PlanStore(JobStore[PlanRow]):
     def finish(
         self, plan_id: str, result: PlanResult, solutions: Sequence[Solution], seconds: float
     ) -> bool:
+        """running -> done with its result and solutions, written once: a plan deleted,
+        cancelled, requeued or finished by another run meanwhile is left as it is (False)."""
         body = result.model_dump(mode="json")
         with self._sessions.begin() as session:
             row = session.get(PlanRow, plan_id, with_for_update=True)
-            if row is None:
+            if row is None or row.status != JobStatus.RUNNING:
                 return False
             row.status, row.result, row.seconds, row.error = JobStatus.DONE, body, seconds, None
+            row.finished_at = datetime.now(UTC)
             _add_solutions(session, plan_id, solutions)
         return True
 
@@ -214,7 +260,7 @@ class ReproductionStore(JobStore[ReproductionRow]):
         files, seconds = done.files, done.seconds
         with self._sessions.begin() as session:
             row = session.get(ReproductionRow, job_id, with_for_update=True)
-            if row is None:
+            if row is None or row.status != JobStatus.RUNNING:
                 return False
             row.status, row.findings, row.seconds, row.error = JobStatus.DONE, body, seconds, None
             session.add_all(
@@ -248,3 +294,202 @@ class ReproductionStore(JobStore[ReproductionRow]):
             )
         )
         return document
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One point of a sweep and the plan answering it (None: the plan was deleted)."""
+
+    point: int
+    cached: bool
+    plan: PlanDocument | None
+
+
+class SweepStore(JobStore[SweepTableRow]):
+    """Sweeps and their points. Every point is a plan: made for the sweep, or a plan of the
+    same canonical request (`request_hash`) reused from any plan or sweep before."""
+
+    row = SweepTableRow
+
+    def create(
+        self, request: SweepRequest, hashes: Sequence[str]
+    ) -> tuple[SweepDocument, list[str]]:
+        """Store the sweep and its points in one transaction; returns the document and the
+        plans made for it (to enqueue). A point whose request was solved before reuses that
+        plan (`cached`); one queued or running elsewhere is shared; the rest are new plans."""
+        points = request.points()
+        now = datetime.now(UTC)
+        sweep = SweepTableRow(
+            id=str(uuid.uuid4()),
+            created_at=now,
+            status=JobStatus.QUEUED,
+            request=request.model_dump(mode="json"),
+        )
+        new: list[str] = []
+        with self._sessions.begin() as session:
+            session.add(sweep)
+            session.flush()
+            for index, (point, key) in enumerate(zip(points, hashes, strict=True)):
+                found = session.execute(
+                    select(PlanRow.id, PlanRow.status)
+                    .where(PlanRow.request_hash == key, PlanRow.status.in_(REUSABLE))
+                    .order_by((PlanRow.status == JobStatus.DONE).desc(), PlanRow.created_at)
+                    .limit(1)
+                ).first()
+                if found is None:
+                    plan = PlanRow(
+                        id=str(uuid.uuid4()),
+                        created_at=now,
+                        status=JobStatus.QUEUED,
+                        request=point.model_dump(mode="json"),
+                        request_hash=key,
+                        attempts=0,
+                        origin=sweep.id,
+                    )
+                    session.add(plan)
+                    session.flush()
+                    plan_id, cached = plan.id, False
+                    new.append(plan.id)
+                else:
+                    plan_id, cached = found.id, found.status == JobStatus.DONE
+                session.add(
+                    SweepPointRow(sweep_id=sweep.id, point=index, plan_id=plan_id, cached=cached)
+                )
+            document = self._document(session, sweep)
+        return document, new
+
+    def get(self, sweep_id: str) -> SweepDocument | None:
+        with self._sessions() as session:
+            sweep = session.get(SweepTableRow, sweep_id)
+            return None if sweep is None else self._document(session, sweep)
+
+    def page(self, offset: int, limit: int) -> tuple[int, list[SweepDocument]]:
+        with self._sessions() as session:
+            total = session.scalar(select(func.count()).select_from(SweepTableRow)) or 0
+            rows = session.scalars(
+                select(SweepTableRow)
+                .order_by(SweepTableRow.created_at.desc(), SweepTableRow.id)
+                .offset(offset)
+                .limit(limit)
+            ).all()
+            return total, [self._document(session, row) for row in rows]
+
+    def points(self, sweep_id: str) -> Iterator[SweepPoint]:
+        """The sweep's points in order, each with its plan read back (one at a time: a
+        plan's result can be megabytes)."""
+        with self._sessions() as session:
+            query = (
+                select(SweepPointRow.point, SweepPointRow.cached, PlanRow)
+                .outerjoin(PlanRow, PlanRow.id == SweepPointRow.plan_id)
+                .where(SweepPointRow.sweep_id == sweep_id)
+                .order_by(SweepPointRow.point)
+            )
+            for point, cached, plan in session.execute(query.execution_options(yield_per=8)):
+                yield SweepPoint(point, cached, None if plan is None else _document(plan))
+
+    def cancel(self, sweep_id: str) -> list[str] | None:
+        """Cancel an unfinished sweep: its own queued or running plans that no other live
+        sweep shares become cancelled (finished points stay). Returns those plans (whose
+        solves are to be stopped), or None when there is no such sweep."""
+        with self._sessions.begin() as session:
+            sweep = session.get(SweepTableRow, sweep_id, with_for_update=True)
+            if sweep is None:
+                return None
+            if self._progress(session, sweep)[1].finished:
+                return []
+            sweep.status = JobStatus.CANCELLED
+            shared = (
+                select(SweepPointRow.plan_id)
+                .join(SweepTableRow, SweepTableRow.id == SweepPointRow.sweep_id)
+                .where(
+                    SweepPointRow.sweep_id != sweep_id,
+                    SweepTableRow.status != JobStatus.CANCELLED,
+                    SweepPointRow.plan_id.is_not(None),
+                )
+            )
+            ids = list(
+                session.scalars(
+                    select(PlanRow.id).where(
+                        PlanRow.origin == sweep_id,
+                        PlanRow.status.in_(UNFINISHED),
+                        PlanRow.id.not_in(shared),
+                    )
+                )
+            )
+            if ids:
+                session.execute(
+                    update(PlanRow)
+                    .where(PlanRow.id.in_(ids))
+                    .values(status=JobStatus.CANCELLED, finished_at=datetime.now(UTC))
+                )
+        return ids
+
+    def _document(self, session: Session, sweep: SweepTableRow) -> SweepDocument:
+        points, status, seconds, eta = self._progress(session, sweep)
+        return SweepDocument(
+            id=sweep.id,
+            status=status,
+            created_at=sweep.created_at,
+            seconds=seconds,
+            error=None if sweep.error is None else ErrorBody.model_validate(sweep.error),
+            request=SweepRequest.model_validate(sweep.request),
+            points=points,
+            eta_s=eta,
+        )
+
+    @staticmethod
+    def _progress(
+        session: Session, sweep: SweepTableRow
+    ) -> tuple[SweepPoints, JobStatus, float | None, float | None]:
+        """Counts, status, seconds (once finished) and ETA, read off the points' plans."""
+        counts: Counter[str] = Counter()
+        cached = computed = 0
+        last: datetime | None = None
+        started = _utc(sweep.created_at)
+        rows = session.execute(
+            select(
+                PlanRow.status, SweepPointRow.cached, func.count(), func.max(PlanRow.finished_at)
+            )
+            .select_from(SweepPointRow)
+            .outerjoin(PlanRow, PlanRow.id == SweepPointRow.plan_id)
+            .where(SweepPointRow.sweep_id == sweep.id)
+            .group_by(PlanRow.status, SweepPointRow.cached)
+        )
+        for status, is_cached, count, finished_at in rows:
+            state = JobStatus(status) if status is not None else JobStatus.FAILED  # deleted
+            counts[state] += count
+            if is_cached:
+                cached += count
+            elif state.finished:
+                computed += count
+            if finished_at is not None:
+                last = max(last or started, _utc(finished_at))
+        total = sum(counts.values())
+        points = SweepPoints(
+            total=total,
+            done=counts[JobStatus.DONE],
+            failed=counts[JobStatus.FAILED],
+            cached=cached,
+            running=counts[JobStatus.RUNNING],
+            queued=counts[JobStatus.QUEUED],
+            cancelled=counts[JobStatus.CANCELLED],
+        )
+        finished = points.done + points.failed + points.cancelled
+        status = JobStatus(sweep.status)
+        if status not in (JobStatus.CANCELLED, JobStatus.FAILED):
+            if finished == total:
+                status = JobStatus.DONE
+            elif points.running or finished:
+                status = JobStatus.RUNNING
+        seconds = eta = None
+        if status.finished:
+            seconds = max(0.0, ((last or started) - started).total_seconds())
+        elif computed:
+            elapsed = (datetime.now(UTC) - started).total_seconds()
+            eta = elapsed / computed * (total - finished)
+        return points, status, seconds, eta
+
+
+def _utc(moment: datetime) -> datetime:
+    """SQLite drops the time zone of stored datetimes; every stored time is UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

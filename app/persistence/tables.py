@@ -1,4 +1,5 @@
-"""The two tables: a plan (request, status, result document) and its stage solutions.
+"""The tables: plans (request, status, result document) and their stage solutions,
+reproductions and their report files, sweeps and their points (each point a plan).
 
 A solution row holds one distinct stage of one algorithm (demands and validated assignment runs)
 as a compressed numpy archive, so the lightpath table and plots are rebuilt exactly, without a
@@ -9,7 +10,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, LargeBinary, String
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    String,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -22,7 +33,7 @@ class JobColumns:
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
-    status: Mapped[str] = mapped_column(String(16))  # queued, running, done, failed
+    status: Mapped[str] = mapped_column(String(16))  # app.schemas.documents.JobStatus
     # Stored as JSON, read back through app.schemas (requests, results, ErrorBody).
     request: Mapped[dict[str, object]] = mapped_column(JSON)
     error: Mapped[dict[str, object] | None] = mapped_column(JSON, nullable=True)
@@ -33,6 +44,11 @@ class PlanRow(JobColumns, Base):
     __tablename__ = "plans"
 
     result: Mapped[dict[str, object] | None] = mapped_column(JSON, nullable=True)
+    # app.sweeps.request_hash of the request: how a sweep finds a plan it can reuse.
+    request_hash: Mapped[str | None] = mapped_column(String(64), index=True, nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    origin: Mapped[str | None] = mapped_column(String(36), nullable=True)  # the sweep that made it
 
 
 class BlobColumns:
@@ -65,3 +81,25 @@ class ReproductionFileRow(BlobColumns, Base):
         String(36), ForeignKey("reproductions.id", ondelete="CASCADE"), index=True
     )
     path: Mapped[str] = mapped_column(String(200))
+
+
+class SweepTableRow(JobColumns, Base):
+    """A sweep's grid; its status is stored only once final by a user or the queue
+    (cancelled, failed), otherwise read off its points."""
+
+    __tablename__ = "sweeps"
+
+
+class SweepPointRow(Base):
+    """One point of a sweep: the plan that answers it (made for it, or reused)."""
+
+    __tablename__ = "sweep_points"
+    __table_args__ = (UniqueConstraint("sweep_id", "point", name="uq_sweep_points_point"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    sweep_id: Mapped[str] = mapped_column(String(36), ForeignKey("sweeps.id", ondelete="CASCADE"))
+    point: Mapped[int] = mapped_column(Integer)
+    plan_id: Mapped[str | None] = mapped_column(
+        String(36), ForeignKey("plans.id", ondelete="SET NULL"), index=True, nullable=True
+    )
+    cached: Mapped[bool] = mapped_column(Boolean)

@@ -1,9 +1,11 @@
-"""Plots of a stored plan (matplotlib, object API only: no pyplot state, safe in threads).
+"""Plots of a stored plan or sweep (matplotlib, object API only: no pyplot state, safe in
+threads).
 
 - channel usage: per stage and directed link, lightpaths crossing the link / (slots F w) —
   how full each link is during the stage (1 = every channel of every slot busy);
 - time vs message size: true time per algorithm, the closed form's time dashed, and the
-  hardware lower bound.
+  hardware lower bound;
+- a sweep's true steps against N and true time against message size, per algorithm.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from matplotlib.figure import Figure
 from app.persistence.codec import decode
 from app.persistence.store import Solution
 from app.schemas.results import ElectricalResult, ElectricalTimingResult, PlanResult
+from app.schemas.sweeps import SweepRow
+from models.closed_forms import Unit
 
 KINDS = ("channel-usage", "time-vs-message")
 
@@ -129,3 +133,67 @@ def render(fig: Figure, fmt: str) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format=fmt, dpi=110)
     return buffer.getvalue()
+
+
+def _series_label(row: SweepRow, *, with_nodes: bool) -> str:
+    """What tells one curve of a sweep from another: the point's other coordinates."""
+    parts = [row.collective.value] if row.collective else []
+    if with_nodes:
+        parts.append(f"N={row.nodes}")
+    parts += [f"F={row.fibers_per_direction}", f"w={row.wavelengths_per_fiber}"]
+    parts += [f"{k}={v}" for k, v in row.swept.items()]
+    return f"{row.algorithm} ({', '.join(parts)})"
+
+
+def sweep_steps_figure(rows: Iterable[SweepRow]) -> Figure:
+    """True steps (solid) and claimed steps (dashed, where the claim is in steps) against N,
+    one curve per algorithm and every other coordinate of the grid."""
+    curves: dict[str, dict[int, tuple[int, float | None]]] = {}
+    for row in rows:
+        if row.algorithm is None or row.true_steps is None:
+            continue
+        claimed = row.claimed if row.claimed_unit == Unit.STEPS else None
+        label = _series_label(row, with_nodes=False)
+        curves.setdefault(label, {})[row.nodes] = (row.true_steps, claimed)
+    fig = Figure(figsize=(9, 5.5), layout="constrained")
+    ax = fig.subplots()
+    for i, (label, by_nodes) in enumerate(sorted(curves.items())):
+        nodes = sorted(by_nodes)
+        colour = f"C{i % 10}"
+        ax.plot(nodes, [by_nodes[n][0] for n in nodes], "o-", color=colour, label=label)
+        claims = [c for n in nodes if (c := by_nodes[n][1]) is not None]
+        if len(claims) == len(nodes):
+            ax.plot(nodes, claims, "x--", color=colour, alpha=0.6)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("ring size N")
+    ax.set_ylabel("steps")
+    ax.grid(True, which="both", alpha=0.3)
+    if curves:
+        ax.legend(fontsize="x-small", title="solid: true RWA, dashed: claimed")
+    ax.set_title("true steps against N" + ("" if curves else " (no finished points yet)"))
+    return fig
+
+
+def sweep_time_figure(rows: Iterable[SweepRow]) -> Figure:
+    """True time against message size, one curve per algorithm and grid point."""
+    curves: dict[str, dict[float, float]] = {}
+    for row in rows:
+        if row.algorithm is None or row.time_s is None or row.message_bytes is None:
+            continue
+        curves.setdefault(_series_label(row, with_nodes=True), {})[row.message_bytes] = row.time_s
+    fig = Figure(figsize=(9, 5.5), layout="constrained")
+    ax = fig.subplots()
+    for i, (label, by_size) in enumerate(sorted(curves.items())):
+        sizes = sorted(by_size)
+        style = ("-", "--", ":", "-.")[(i // 10) % 4]
+        ax.plot(sizes, [by_size[s] for s in sizes], "o" + style, color=f"C{i % 10}", label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("message size per node (bytes)")
+    ax.set_ylabel("time (s)")
+    ax.grid(True, which="both", alpha=0.3)
+    if curves:
+        ax.legend(fontsize="x-small", ncols=1 + len(curves) // 16)
+    ax.set_title("true time against message size" + ("" if curves else " (no points yet)"))
+    return fig

@@ -1,0 +1,158 @@
+"""What a sweep is made of beyond its schema: the canonical hash that identifies a point (so a
+point solved before by any plan or sweep is reused), and the rows of its results.
+
+A point's identity is its `PlanRequest` with every default filled in (pydantic's dump), the
+shape-search budget the server would use when the request leaves it out, and rwaopt's version:
+a new version may solve differently, so it never reuses an older version's plans.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from collections.abc import Callable, Iterable, Iterator
+
+from app import __version__
+from app.errors import UnavailableError, error_body
+from app.persistence.store import PlanStore, SweepPoint, SweepStore
+from app.schemas.documents import JobStatus
+from app.schemas.requests import PlanRequest
+from app.schemas.sweeps import RING_AXES, SweepDocument, SweepRequest, SweepRow
+from models.algorithms.catalog import get_algorithm
+from models.errors import InvalidInputError
+
+
+def request_hash(request: PlanRequest, default_search_budget_s: float) -> str:
+    """SHA-256 of the canonical request (sorted keys, defaults filled), the search budget it
+    gets, and the version."""
+    canonical = {
+        "version": __version__,
+        "request": request.model_dump(mode="json"),
+        "search_budget_s": request.search_budget_s or default_search_budget_s,
+    }
+    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def check(sweep: SweepRequest) -> None:
+    """What can be checked for the whole grid at once, cheaply: every named algorithm exists
+    for every collective, and parameters and shapes name algorithms of the plan. The rest
+    (an algorithm refusing one ring) is found when that point runs: it fails with its reason
+    and the sweep goes on."""
+    for point in sweep.points():
+        names = [] if point.algorithms == "all" else point.algorithms
+        for name in names:
+            get_algorithm(point.collective, name)  # UnknownAlgorithmError names it
+        if names:
+            shapes = point.shape if isinstance(point.shape, dict) else {}
+            stray = sorted((set(point.parameters) | set(shapes)) - set(names))
+            if stray:
+                raise InvalidInputError(
+                    f"parameters or shape given for {', '.join(stray)}, which is not among "
+                    "the algorithms"
+                )
+
+
+def start(
+    store: SweepStore,
+    sweep: SweepRequest,
+    default_search_budget_s: float,
+    submit: Callable[[str], None],
+) -> SweepDocument:
+    """Check and store a sweep, then queue the plans made for it. When the queue is
+    unreachable the sweep and those plans are failed (nothing stays pending) and
+    UnavailableError is raised."""
+    check(sweep)
+    document, new = store.create(sweep, point_hashes(sweep, default_search_budget_s))
+    for index, plan_id in enumerate(new):
+        try:
+            submit(plan_id)
+        except Exception as error:
+            failure = error_body(
+                UnavailableError(f"the job queue is unreachable ({error}); retry later")
+            )
+            plans = PlanStore(store.url)
+            for unqueued in new[index:]:
+                plans.fail(unqueued, failure)
+            store.fail(document.id, failure)
+            raise UnavailableError(failure.message) from None
+    return document
+
+
+def point_hashes(sweep: SweepRequest, default_search_budget_s: float) -> list[str]:
+    return [request_hash(p, default_search_budget_s) for p in sweep.points()]
+
+
+def result_rows(sweep: SweepRequest, points: Iterable[SweepPoint]) -> Iterator[SweepRow]:
+    """One row per point, algorithm and message size; a point without a result has one row
+    with its status and why."""
+    swept = [name for name in sweep.swept() if name not in (*RING_AXES, "collective")]
+    for entry, request in zip(points, sweep.points(), strict=True):
+        plan = entry.plan
+        dumped = request.model_dump(mode="json")
+        base = SweepRow(
+            point=entry.point,
+            plan_id=None if plan is None else plan.id,
+            status=JobStatus.FAILED if plan is None else plan.status,
+            cached=entry.cached,
+            collective=request.collective,
+            nodes=request.ring.nodes,
+            fibers_per_direction=request.ring.fibers_per_direction,
+            wavelengths_per_fiber=request.ring.wavelengths_per_fiber,
+            swept={name: dumped[name] for name in swept},
+        )
+        if plan is None or plan.result is None:
+            why = "the plan was deleted" if plan is None else None
+            if plan is not None and plan.error is not None:
+                why = plan.error.message
+            yield base.model_copy(update={"error": why})
+            continue
+        chosen = {r.message_bytes: r.algorithm for r in plan.result.recommendation}
+        for algorithm in plan.result.algorithms:
+            parameters = json.dumps(algorithm.parameters, separators=(",", ":"))
+            claim = algorithm.claimed
+            for timing in algorithm.timings:
+                yield base.model_copy(
+                    update={
+                        "algorithm": algorithm.algorithm,
+                        "shape": algorithm.shape,
+                        "parameters": parameters,
+                        "message_bytes": timing.message_bytes,
+                        "claimed": None if claim is None else claim.value,
+                        "claimed_unit": None if claim is None else claim.unit,
+                        "true_steps": algorithm.true_steps,
+                        "steps_lower_bound": algorithm.steps_lower_bound,
+                        "steps_proven": algorithm.steps_optimal,
+                        "time_s": timing.time_s,
+                        "claimed_time_s": timing.claimed_time_s,
+                        "feasible": algorithm.feasibility.feasible,
+                        "recommended": chosen.get(timing.message_bytes) == algorithm.algorithm,
+                    }
+                )
+
+
+CSV_COLUMNS = tuple(n for n in SweepRow.model_fields if n != "swept")
+
+
+def csv_lines(sweep: SweepRequest, rows: Iterable[SweepRow]) -> Iterator[str]:
+    """The rows as CSV: the swept axes beyond the ring as columns of their own."""
+    swept = [name for name in sweep.swept() if name not in (*RING_AXES, "collective")]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+
+    def flush() -> str:
+        text = buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+        return text
+
+    writer.writerow([*CSV_COLUMNS, *swept])
+    yield flush()
+    for row in rows:
+        values = row.model_dump(mode="json")
+        cells = ["" if values[c] is None else values[c] for c in CSV_COLUMNS]
+        extra = [json.dumps(row.swept[name]) for name in swept]
+        writer.writerow([*cells, *extra])
+        yield flush()
