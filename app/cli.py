@@ -27,6 +27,7 @@ from app.planning import prepare
 from app.presentation.text import catalog_text, plan_csv, plan_text, rwa_text
 from app.schemas.requests import PlanRequest, ReproductionRequest, RwaInput, SolveSettings
 from app.schemas.results import CatalogEntry
+from app.schemas.sweeps import SweepRequest
 from app.service import catalog, execute, reproduce, rwa
 from app.settings import get_settings
 from models.errors import InvalidInputError, RwaoptError
@@ -362,6 +363,61 @@ def reproduce_command(
         return f"wrote {out}/report.md, report.html, findings.json ({summary})\n"
 
     typer.echo(_run(work), nl=False)
+
+
+@cli.command("sweep")
+def sweep_command(
+    grid: Annotated[
+        Path, typer.Argument(help="the grid: a YAML or JSON file with POST /api/v1/sweeps' body")
+    ],
+    server: Annotated[
+        str | None,
+        typer.Option(help="submit to this rwaopt service (e.g. http://127.0.0.1:8000) and follow"),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="write the results CSV here (default: stdout)")
+    ] = None,
+) -> None:
+    """Plan a whole grid (every plan option one value or a list): locally on a process pool
+    (RWAOPT_SOLVER_PROCESSES, results kept in RWAOPT_DATABASE_URL), or on a server. Points
+    solved before are reused. Writes one CSV row per point, algorithm and message size."""
+    from app.sweep_runner import follow_remote, run_local
+
+    def work() -> tuple[str, bool]:
+        request = _validated(SweepRequest, _read_grid(grid))
+        show = sys.stderr.isatty()
+        if server is None:
+            return run_local(request, get_settings(), show)
+        return follow_remote(request, server, show)
+
+    csv_text, complete = _run(work)
+    if out is None:
+        typer.echo(csv_text, nl=False)
+    else:
+        out.write_text(csv_text)
+        typer.echo(f"wrote {out}", err=True)
+    if not complete:
+        raise typer.Exit(1)
+
+
+def _read_grid(path: Path) -> object:
+    """A grid file as data: YAML (a superset of JSON) for .yaml/.yml, else JSON."""
+    import json
+
+    import yaml
+
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise InvalidInputError(f"cannot read {path}: {error.strerror}") from None
+    try:
+        if path.suffix in (".yaml", ".yml"):
+            return yaml.safe_load(text)
+        return json.loads(text)
+    except (ValueError, yaml.YAMLError) as error:
+        raise InvalidInputError(
+            f"{path} is not valid {path.suffix[1:] or 'JSON'}: {error}"
+        ) from None
 
 
 @cli.command("serve")

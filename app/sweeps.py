@@ -27,11 +27,9 @@ from models.errors import InvalidInputError
 def request_hash(request: PlanRequest, default_search_budget_s: float) -> str:
     """SHA-256 of the canonical request (sorted keys, defaults filled), the search budget it
     gets, and the version."""
-    canonical = {
-        "version": __version__,
-        "request": request.model_dump(mode="json"),
-        "search_budget_s": request.search_budget_s or default_search_budget_s,
-    }
+    dumped = request.model_dump(mode="json")
+    dumped["search_budget_s"] = float(request.search_budget_s or default_search_budget_s)
+    canonical = {"version": __version__, "request": dumped}
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
 import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -32,9 +33,15 @@ from models.errors import RwaoptError
 
 T = TypeVar("T")
 
+def _stdout_to_stderr() -> None:
+    """In each solver process: the solvers' C++ code (HiGHS) prints debug lines straight to
+    file descriptor 1; send them to stderr, so `rwaopt sweep > results.csv` stays CSV."""
+    os.dup2(2, 1)
+
+
 _pool = SharedExecutor(
     lambda processes: ProcessPoolExecutor(
-        processes, mp_context=multiprocessing.get_context("spawn")
+        processes, mp_context=multiprocessing.get_context("spawn"), initializer=_stdout_to_stderr
     )
 )
 

@@ -16,9 +16,11 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
     JsonValue,
     PrivateAttr,
+    Tag,
     ValidationError,
     create_model,
     model_validator,
@@ -43,9 +45,19 @@ def _axis(info: FieldInfo, name: str) -> tuple[Any, FieldInfo]:
     values = Annotated[list[value], Field(min_length=1, max_length=MAX_AXIS_VALUES)]  # type: ignore[valid-type]
     described = (info.description or name).rstrip(".")
     description = f"{described}. One value for every point, or a list of values to sweep over"
+    # Tagged by shape, so an error names the branch the value was meant for (a list's item,
+    # not "should be a valid integer").
+    axis = Annotated[
+        Annotated[value, Tag("value")] | Annotated[values, Tag("values")],
+        Discriminator(_one_or_many),
+    ]
     if info.default_factory is not None:
-        return value | values, Field(default_factory=info.default_factory, description=description)
-    return value | values, Field(default=info.default, description=description)
+        return axis, Field(default_factory=info.default_factory, description=description)
+    return axis, Field(default=info.default, description=description)
+
+
+def _one_or_many(value: Any) -> str:
+    return "values" if isinstance(value, list) else "value"
 
 
 def _fields() -> dict[str, Any]:

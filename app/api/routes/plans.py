@@ -22,6 +22,7 @@ from app.schemas.documents import JobStatus, PlanDocument, PlanPage, PlanSummary
 from app.schemas.requests import PlanRequest
 from app.schemas.results import PlanResult
 from app.settings import get_settings
+from app.sweeps import request_hash
 
 router = APIRouter(prefix="/plans", tags=["plans"])
 
@@ -91,15 +92,16 @@ async def create_plan(
     solved or stored; solves run in solver processes (or RQ workers), never on the event
     loop."""
     spec = prepare(body)  # every input error is a 4xx now, before anything is stored
+    key = request_hash(body, get_settings().shape_search_budget_s)  # sweeps reuse it by this
     if not wait:
-        row = await run_in_threadpool(store.create, body, JobStatus.QUEUED)
+        row = await run_in_threadpool(store.create, body, JobStatus.QUEUED, None, (), None, key)
         await enqueue(row.id, submit, store.fail)
         response.status_code = status.HTTP_202_ACCEPTED
         response.headers["Location"] = f"/api/v1/plans/{row.id}"
         return row
     solved = await plan_async(spec, get_settings().solver_processes)
     row = await run_in_threadpool(
-        store.create, body, JobStatus.DONE, solved.result, solved.solutions, solved.seconds
+        store.create, body, JobStatus.DONE, solved.result, solved.solutions, solved.seconds, key
     )
     response.headers["Location"] = f"/api/v1/plans/{row.id}"
     return row
