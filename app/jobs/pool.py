@@ -33,6 +33,7 @@ from models.errors import RwaoptError
 
 T = TypeVar("T")
 
+
 def _stdout_to_stderr() -> None:
     """In each solver process: the solvers' C++ code (HiGHS) prints debug lines straight to
     file descriptor 1; send them to stderr, so `rwaopt sweep > results.csv` stays CSV."""

@@ -230,10 +230,14 @@ def _reap(settings: Settings, stopping: threading.Event) -> None:
     from redis import Redis
     from rq import Queue
     from rq.registry import StartedJobRegistry
+    from rq.timeouts import TimerDeathPenalty
 
     connection = Redis.from_url(settings.redis_url)
     queue = Queue(settings.queue_name, connection=connection)
-    registry = StartedJobRegistry(queue.name, connection=connection)
+    # The failure callback's time limit: a timer, since SIGALRM works in the main thread only.
+    registry = StartedJobRegistry(
+        queue.name, connection=connection, death_penalty_class=TimerDeathPenalty
+    )
     while not stopping.wait(settings.worker_heartbeat_s):
         try:
             if queue.acquire_maintenance_lock():

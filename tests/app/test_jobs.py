@@ -145,14 +145,23 @@ def test_rq_failure_callback_marks_the_plan_failed(tmp_path: Path) -> None:
     store = PlanStore(url)
     store.migrate()
     row = store.create(PlanRequest.model_validate(SMALL), JobStatus.RUNNING)
-    job = SimpleNamespace(args=(row.id, url), func_name="app.jobs.queue.run_plan_job")
+    job = SimpleNamespace(
+        args=(row.id, url), func_name="app.jobs.queue.run_plan_job", retries_left=2
+    )
+    on_job_failure(job, None, MemoryError, MemoryError())
+    retried = store.get(row.id)  # retries left: queued again for the next run
+    assert retried is not None and retried.status == "queued"
+    assert store.mark_running(row.id)
+    job.retries_left = 0
     on_job_failure(job, None, MemoryError, MemoryError())
     failed = store.get(row.id)
     assert failed is not None and failed.status == "failed"
     assert failed.error is not None and failed.error.code == "worker_failed"
     assert "MemoryError" in failed.error.message
     done = store.create(PlanRequest.model_validate(SMALL), JobStatus.DONE)
-    job = SimpleNamespace(args=(done.id, url), func_name="app.jobs.queue.run_plan_job")
+    job = SimpleNamespace(
+        args=(done.id, url), func_name="app.jobs.queue.run_plan_job", retries_left=None
+    )
     on_job_failure(job, None, MemoryError, MemoryError())
     again = store.get(done.id)
     assert again is not None and again.status == "done"
@@ -179,7 +188,9 @@ def test_rq_failure_callback_marks_a_reproduction_failed(tmp_path: Path) -> None
     store = ReproductionStore(url)
     store.migrate()
     row = store.create(ReproductionRequest(targets=["tra"], quick=True))
-    job = SimpleNamespace(args=(row.id, url), func_name="app.jobs.queue.run_reproduction_job")
+    job = SimpleNamespace(
+        args=(row.id, url), func_name="app.jobs.queue.run_reproduction_job", retries_left=None
+    )
     on_job_failure(job, None, TimeoutError, TimeoutError())
     failed = store.get(row.id)
     assert failed is not None and failed.status == "failed"

@@ -1,0 +1,129 @@
+"""A sweep on the compose deployment's real parts: two `rwaopt worker` processes on the local
+Redis, results in the local PostgreSQL. One worker and its work horse are killed (SIGKILL)
+mid-point: the point is re-run by the other worker, every point is written exactly once, and
+the sweep completes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+
+from app.persistence.database import session_factory
+from app.persistence.tables import PlanRow, SolutionRow
+from app.settings import get_settings
+from tests.app.conftest import fresh_postgres
+
+# TRA at N = 96 and 128: a few seconds per point (most of it the bounded shape search).
+GRID = {
+    "collective": "alltoall",
+    "algorithms": ["tra"],
+    "nodes": [96, 128],
+    "wavelengths_per_fiber": [4, 8],
+    "message_sizes_bytes": [1048576],
+    "search_budget_s": 1,
+}
+HEARTBEAT_S, ABANDONED_AFTER_S = 1, 3
+
+
+@pytest.fixture
+def rq_deployment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[TestClient, list[subprocess.Popen[bytes]], str]]:
+    with fresh_postgres() as url:
+        env = {
+            "RWAOPT_DATABASE_URL": url,
+            "RWAOPT_JOBS": "rq",
+            "RWAOPT_QUEUE_NAME": f"rwaopt-test-{uuid.uuid4().hex[:8]}",
+            "RWAOPT_WORKER_HEARTBEAT_S": str(HEARTBEAT_S),
+            "RWAOPT_ABANDONED_AFTER_S": str(ABANDONED_AFTER_S),
+        }
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        get_settings.cache_clear()
+        from app.main import app
+
+        workers = []
+        with TestClient(app) as client:  # migrates the database before the workers start
+            for n in range(2):
+                with (tmp_path / f"worker{n}.log").open("wb") as log:
+                    workers.append(
+                        subprocess.Popen(
+                            [sys.executable, "-m", "app.cli", "worker"],
+                            env=dict(os.environ, **env),
+                            stdout=log,
+                            stderr=subprocess.STDOUT,
+                        )
+                    )
+            try:
+                yield client, workers, url
+            finally:
+                for worker in workers:
+                    if worker.poll() is None:
+                        worker.terminate()
+                        worker.wait(timeout=30)
+        get_settings.cache_clear()
+
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(c) for c in path.read_text().split()] if path.exists() else []
+
+
+def test_killed_worker_point_is_rerun_once_and_the_sweep_completes(
+    rq_deployment: tuple[TestClient, list[subprocess.Popen[bytes]], str],
+) -> None:
+    client, workers, url = rq_deployment
+    sweep = client.post("/api/v1/sweeps", json=GRID).json()
+    sweep_id = sweep["id"]
+    # wait until a worker's work horse has been solving a point for a moment
+    deadline = time.monotonic() + 60
+    victim = horse = None
+    while victim is None:
+        assert time.monotonic() < deadline, "no worker started a point"
+        for worker in workers:
+            busy = _children(worker.pid)
+            if busy:
+                victim, horse = worker, busy[0]
+                break
+        time.sleep(0.2)
+    time.sleep(1.0)
+    running = client.get(f"/api/v1/sweeps/{sweep_id}").json()["points"]["running"]
+    assert running >= 1
+    os.kill(horse, signal.SIGKILL)
+    os.kill(victim.pid, signal.SIGKILL)
+    victim.wait(timeout=10)
+    killed_at = time.monotonic()
+
+    while (doc := client.get(f"/api/v1/sweeps/{sweep_id}").json())["status"] == "running":
+        assert time.monotonic() - killed_at < 90, f"sweep stuck after the kill: {doc}"
+        time.sleep(0.5)
+    assert doc["status"] == "done", doc
+    assert doc["points"]["done"] == 4 and doc["points"]["failed"] == 0
+    # within the bound: the lost point waited at most heartbeat + grace + a reaper interval
+    assert time.monotonic() - killed_at < 60
+
+    sessions = session_factory(url)
+    with sessions() as session:
+        plans = session.execute(select(PlanRow.id, PlanRow.attempts, PlanRow.result)).all()
+        stored = dict(
+            session.execute(
+                select(SolutionRow.plan_id, func.count()).group_by(SolutionRow.plan_id)
+            ).all()
+        )
+    assert len(plans) == 4
+    attempts = sorted(p.attempts for p in plans)
+    assert attempts == [1, 1, 1, 2]  # the killed point ran twice, the others once
+    for plan in plans:  # written once: one solution row per distinct stage, no duplicates
+        (algorithm,) = plan.result["algorithms"]
+        distinct = sum(1 for s in algorithm["stages"] if s["solution_stage"] == s["index"])
+        assert stored[plan.id] == distinct
