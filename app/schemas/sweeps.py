@@ -48,7 +48,7 @@ def _axis(info: FieldInfo, name: str) -> tuple[Any, FieldInfo]:
     # Tagged by shape, so an error names the branch the value was meant for (a list's item,
     # not "should be a valid integer").
     axis = Annotated[
-        Annotated[value, Tag("value")] | Annotated[values, Tag("values")],
+        Annotated[value, Tag("value")] | Annotated[values, Tag("values")],  # type: ignore[valid-type]
         Discriminator(_one_or_many),
     ]
     if info.default_factory is not None:
