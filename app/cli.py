@@ -410,14 +410,12 @@ def _read_grid(path: Path) -> object:
         text = path.read_text()
     except OSError as error:
         raise InvalidInputError(f"cannot read {path}: {error.strerror}") from None
+    is_yaml = path.suffix in (".yaml", ".yml")
     try:
-        if path.suffix in (".yaml", ".yml"):
-            return yaml.safe_load(text)
-        return json.loads(text)
+        return yaml.safe_load(text) if is_yaml else json.loads(text)
     except (ValueError, yaml.YAMLError) as error:
-        raise InvalidInputError(
-            f"{path} is not valid {path.suffix[1:] or 'JSON'}: {error}"
-        ) from None
+        kind = "YAML" if is_yaml else "JSON"
+        raise InvalidInputError(f"{path} is not valid {kind}: {error}") from None
 
 
 @cli.command("serve")
