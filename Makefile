@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install serve test lint browser simgrid
+.PHONY: install serve test lint browser simgrid lock
 
 $(BIN)/rwaopt: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -39,3 +39,12 @@ test: install browser simgrid
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+
+# docker/requirements.lock: the image's exact dependencies, from a runtime-only install.
+lock:
+	rm -rf .lock-venv && $(PY) -m venv .lock-venv
+	.lock-venv/bin/pip install -q --upgrade pip && .lock-venv/bin/pip install -q .
+	{ echo "# The image's Python dependencies, exactly (pip freeze of a runtime-only install: 'make lock')."; \
+	  echo "# The Dockerfile installs these, then rwaopt itself with --no-deps."; \
+	  .lock-venv/bin/pip freeze --exclude-editable | grep -v '^rwaopt'; } > docker/requirements.lock
+	rm -rf .lock-venv

@@ -433,11 +433,22 @@ def serve_command(
 @cli.command("worker")
 def worker_command(
     burst: Annotated[bool, typer.Option(help="stop when the queue is empty")] = False,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="health check: exit 0 if a worker on this host heartbeat recently, else 3",
+        ),
+    ] = False,
 ) -> None:
     """Run an RQ worker for queued plans (RWAOPT_JOBS=rq; Redis at RWAOPT_REDIS_URL)."""
-    from app.jobs.queue import run_worker
+    from app.jobs.queue import run_worker, worker_alive
 
     settings = get_settings()
+    if check:
+        _run(lambda: worker_alive(settings))
+        typer.echo("ok")
+        return
     migrate(settings.database_url)
     run_worker(settings, burst=burst)
 

@@ -22,7 +22,13 @@ from concurrent.futures import CancelledError, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from app.errors import JobCancelledError, WorkerFailedError, error_body, internal
+from app.errors import (
+    JobCancelledError,
+    UnavailableError,
+    WorkerFailedError,
+    error_body,
+    internal,
+)
 from app.jobs.executors import SharedExecutor
 from app.jobs.pool import plan_in_pool, reproduce_in_pool
 from app.jobs.watch import CancelWatch
@@ -220,6 +226,36 @@ def run_worker(settings: Settings | None = None, burst: bool = False) -> None:
         worker.work(burst=burst)
     finally:
         stopping.set()
+
+
+def worker_alive(settings: Settings) -> None:
+    """The worker container's health check: a worker of this host is registered on the queue
+    and heartbeat within three intervals (and a minute); raises UnavailableError if not."""
+    import socket
+    from datetime import UTC, datetime, timedelta
+
+    from redis import Redis
+    from rq import Queue, Worker
+
+    try:
+        connection = Redis.from_url(settings.redis_url)
+        queue = Queue(settings.queue_name, connection=connection)
+        workers = Worker.all(connection=connection, queue=queue)
+    except Exception as error:
+        raise UnavailableError(f"Redis at {settings.redis_url} is unreachable: {error}") from None
+    host = socket.gethostname()
+    limit = timedelta(seconds=max(60, 3 * settings.worker_heartbeat_s))
+    now = datetime.now(UTC)
+    for worker in workers:
+        beat = worker.last_heartbeat
+        if worker.hostname == host and beat is not None:
+            beat = beat if beat.tzinfo else beat.replace(tzinfo=UTC)
+            if now - beat < limit:
+                return
+    raise UnavailableError(
+        f"no worker of host {host} on queue {settings.queue_name} heartbeat in the last "
+        f"{limit.total_seconds():.0f} s"
+    )
 
 
 def _reap(settings: Settings, stopping: threading.Event) -> None:

@@ -195,3 +195,18 @@ def test_rq_failure_callback_marks_a_reproduction_failed(tmp_path: Path) -> None
     failed = store.get(row.id)
     assert failed is not None and failed.status == "failed"
     assert failed.error is not None and failed.error.code == "worker_failed"
+
+
+def test_worker_health_check_fails_without_a_live_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from app.cli import cli
+
+    monkeypatch.setenv("RWAOPT_QUEUE_NAME", f"rwaopt-nobody-{uuid.uuid4().hex[:8]}")
+    get_settings.cache_clear()
+    try:
+        result = CliRunner().invoke(cli, ["worker", "--check"])
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 3
+    assert "no worker of host" in result.output

@@ -127,3 +127,13 @@ def test_killed_worker_point_is_rerun_once_and_the_sweep_completes(
         (algorithm,) = plan.result["algorithms"]
         distinct = sum(1 for s in algorithm["stages"] if s["solution_stage"] == s["index"])
         assert stored[plan.id] == distinct
+
+    # the compose health check of the surviving worker's host
+    check = subprocess.run(
+        [sys.executable, "-m", "app.cli", "worker", "--check"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert check.returncode == 0, check.stderr

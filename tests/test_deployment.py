@@ -1,0 +1,89 @@
+"""The compose deployment's files, checked for structure (no Docker engine on our machines: the
+processes themselves are tested natively in tests/app). What a user relies on: one image
+built once, a non-root user, pinned images and dependencies, a health check and a restart
+policy on every service, persistent Redis, and no credential written in the files."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+ROOT = Path(__file__).resolve().parents[1]
+COMPOSE = yaml.safe_load((ROOT / "docker" / "compose.yaml").read_text())
+SERVICES = COMPOSE["services"]
+DOCKERFILE = (ROOT / "Dockerfile").read_text()
+LOCK = {
+    canonicalize_name(name): version
+    for name, version in re.findall(
+        r"^([A-Za-z0-9_.-]+)==(\S+)$", (ROOT / "docker" / "requirements.lock").read_text(), re.M
+    )
+}
+PINNED = re.compile(r"^[a-z0-9./-]+:\d+\.\d+(\.\d+)?(-[a-z0-9]+)*(@sha256:[0-9a-f]{64})?$")
+
+
+def test_the_image_is_built_once_and_run_by_api_and_workers() -> None:
+    built = [name for name, s in SERVICES.items() if "build" in s]
+    assert built == ["api"]
+    assert SERVICES["worker"]["image"] == SERVICES["api"]["image"]
+    assert SERVICES["worker"]["command"] == ["rwaopt", "worker"]
+
+
+@pytest.mark.parametrize("name", sorted(SERVICES))
+def test_every_service_has_a_health_check_and_a_restart_policy(name: str) -> None:
+    service = SERVICES[name]
+    assert service["healthcheck"]["test"], name
+    assert service["restart"] in ("unless-stopped", "always", "on-failure"), name
+
+
+def test_the_worker_health_check_is_rwaopt_worker_check() -> None:
+    assert SERVICES["worker"]["healthcheck"]["test"] == ["CMD", "rwaopt", "worker", "--check"]
+
+
+@pytest.mark.parametrize("name", ["postgres", "redis"])
+def test_third_party_images_are_pinned(name: str) -> None:
+    image = SERVICES[name]["image"]
+    assert PINNED.match(image), f"{name}: {image} is not pinned to a version"
+
+
+def test_base_image_is_pinned_and_the_user_is_not_root() -> None:
+    (base,) = re.findall(r"^FROM (\S+)", DOCKERFILE, re.M)
+    assert PINNED.match(base), base
+    users = re.findall(r"^USER (\S+)", DOCKERFILE, re.M)
+    assert users and users[-1].split(":")[0] not in ("root", "0")
+
+
+def test_redis_persists_its_queue() -> None:
+    redis = SERVICES["redis"]
+    assert "--appendonly" in redis["command"] and "yes" in redis["command"]
+    assert any(v.endswith(":/data") for v in redis["volumes"])
+    assert {v.split(":")[0] for v in redis["volumes"]} <= set(COMPOSE["volumes"])
+
+
+def test_credentials_come_from_the_env_file_and_are_required() -> None:
+    text = (ROOT / "docker" / "compose.yaml").read_text()
+    for variable in ("POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB"):
+        assert f"${{{variable}:?" in text, f"{variable} is not required"
+    postgres_env = SERVICES["postgres"]["environment"]
+    assert all(str(v).startswith("${") for v in postgres_env.values())
+    example = (ROOT / "docker" / ".env.example").read_text()
+    assert re.search(r"^POSTGRES_PASSWORD=$", example, re.M)  # no default password shipped
+    assert "docker/.env" in (ROOT / ".gitignore").read_text().split()
+
+
+def test_the_lock_pins_every_runtime_dependency_within_pyproject() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    for line in project["dependencies"]:
+        requirement = Requirement(line)
+        name = canonicalize_name(requirement.name)
+        assert name in LOCK, f"{name} is not in docker/requirements.lock"
+        assert requirement.specifier.contains(LOCK[name], prereleases=True), (
+            f"{name}=={LOCK[name]} does not satisfy {requirement.specifier}"
+        )
+    assert "pytest" not in LOCK and "mypy" not in LOCK  # runtime only
+    assert "requirements.lock" in DOCKERFILE and "--no-deps ." in DOCKERFILE
