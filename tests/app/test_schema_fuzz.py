@@ -1,5 +1,6 @@
 """schemathesis against the OpenAPI schema: no 5xx, every response matches the schema.
-Reproduction requests are turned into the quick TRA report, which takes about a second.
+Reproduction requests are turned into the quick TRA report, which takes about a second; a
+sweep's lists are cut to two values each.
 
 Generated schema-valid values are shrunk to small rings (N <= 12, F <= 2, w <= 8, demand
 counts <= 64, time limits <= 1 s) so that every valid request solves in well under a second;
@@ -69,7 +70,29 @@ def _shrink(body: Any) -> Any:
                     _clamp(target, key, top, valid_top)
         _clamp(body, "time_limit_s", 1, MAX_TIME_LIMIT_S, integral=False)
         _clamp(body, "search_budget_s", 1, MAX_SEARCH_BUDGET_S, integral=False)
+        _shrink_axes(body)
     return body
+
+
+def _shrink_axes(body: dict[str, Any]) -> None:
+    """A sweep's axes: at most 2 values each (a few points), each value shrunk as above."""
+    limits = {
+        "nodes": (12, MAX_NODES, True),
+        "fibers_per_direction": (2, 64, True),
+        "wavelengths_per_fiber": (8, 4096, True),
+        "time_limit_s": (1, MAX_TIME_LIMIT_S, False),
+        "search_budget_s": (1, MAX_SEARCH_BUDGET_S, False),
+    }
+    for key, value in list(body.items()):
+        if key == "demands" or not isinstance(value, list):
+            continue
+        del value[2:]
+        if key in limits:
+            top, valid_top, integral = limits[key]
+            for i in range(len(value)):
+                item = {"v": value[i]}
+                _clamp(item, "v", top, valid_top, integral)
+                value[i] = item["v"]
 
 
 @schema.hook("map_body")
