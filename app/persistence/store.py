@@ -388,9 +388,10 @@ class SweepStore(JobStore[SweepTableRow]):
                 yield SweepPoint(point, cached, None if plan is None else _document(plan))
 
     def cancel(self, sweep_id: str) -> list[str] | None:
-        """Cancel an unfinished sweep: its own queued or running plans that no other live
-        sweep shares become cancelled (finished points stay). Returns those plans (whose
-        solves are to be stopped), or None when there is no such sweep."""
+        """Cancel an unfinished sweep: its queued or running points become cancelled (finished
+        points stay), except plans no sweep made (posted on their own) and plans another live
+        sweep shares. Returns the cancelled plans (whose solves are to be stopped), or None
+        when there is no such sweep."""
         with self._sessions.begin() as session:
             sweep = session.get(SweepTableRow, sweep_id, with_for_update=True)
             if sweep is None:
@@ -398,6 +399,7 @@ class SweepStore(JobStore[SweepTableRow]):
             if self._progress(session, sweep)[1].finished:
                 return []
             sweep.status = JobStatus.CANCELLED
+            mine = select(SweepPointRow.plan_id).where(SweepPointRow.sweep_id == sweep_id)
             shared = (
                 select(SweepPointRow.plan_id)
                 .join(SweepTableRow, SweepTableRow.id == SweepPointRow.sweep_id)
@@ -410,7 +412,8 @@ class SweepStore(JobStore[SweepTableRow]):
             ids = list(
                 session.scalars(
                     select(PlanRow.id).where(
-                        PlanRow.origin == sweep_id,
+                        PlanRow.id.in_(mine),
+                        PlanRow.origin.is_not(None),
                         PlanRow.status.in_(UNFINISHED),
                         PlanRow.id.not_in(shared),
                     )

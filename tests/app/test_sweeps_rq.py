@@ -137,3 +137,29 @@ def test_killed_worker_point_is_rerun_once_and_the_sweep_completes(
         check=False,
     )
     assert check.returncode == 0, check.stderr
+
+
+def test_delete_kills_the_running_solve_and_drops_queued_points(
+    rq_deployment: tuple[TestClient, list[subprocess.Popen[bytes]], str],
+) -> None:
+    client, workers, url = rq_deployment
+    grid = {**GRID, "nodes": [96, 128, 160], "search_budget_s": 20}  # 6 long points
+    sweep_id = client.post("/api/v1/sweeps", json=grid).json()["id"]
+    deadline = time.monotonic() + 60
+    while not all(_children(w.pid) for w in workers):  # both workers solving
+        assert time.monotonic() < deadline, "the workers did not start"
+        time.sleep(0.2)
+    horses = [c for w in workers for c in _children(w.pid)]
+    assert client.delete(f"/api/v1/sweeps/{sweep_id}").status_code == 204
+    stopped_at = time.monotonic()
+    while any(Path(f"/proc/{h}").exists() for h in horses):
+        assert time.monotonic() - stopped_at < 5, "a work horse still runs a cancelled point"
+        time.sleep(0.1)
+    doc = client.get(f"/api/v1/sweeps/{sweep_id}").json()
+    assert doc["status"] == "cancelled"
+    assert doc["points"]["cancelled"] == 6 and doc["points"]["done"] == 0
+    time.sleep(2 * HEARTBEAT_S)  # nothing of the sweep is picked up again
+    assert not any(_children(w.pid) for w in workers)
+    assert all(w.poll() is None for w in workers)  # the workers live on
+    with session_factory(url)() as session:
+        assert session.scalar(select(func.count()).select_from(SolutionRow)) == 0

@@ -1,0 +1,192 @@
+"""Solver processes that can be stopped: each serves one call at a time over a pipe, so a call
+is cancelled by ending its process (a client that went away, a DELETE, shutdown), which is then
+replaced by a fresh one on next use. concurrent.futures' process pool cannot do this: a
+running task there cannot be stopped, and killing a worker breaks the whole pool.
+
+Processes use the 'spawn' start method (the API runs threads, which 'fork' would copy in an
+undefined state) and die with the process that started them (Linux PR_SET_PDEATHSIG), so a
+server killed with SIGKILL leaves no solver running.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import signal
+import threading
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import Any
+
+from app.errors import JobCancelledError, SolverCrashedError, UnavailableError
+
+POLL_S = 0.05
+PR_SET_PDEATHSIG = 1
+
+
+class PoolClosedError(Exception):
+    """The pool is shutting down: the call was ended, its job is left to the next start."""
+
+
+class SolverBusyError(UnavailableError):
+    """Every solver process is busy and the call could not wait for one."""
+
+    code = "busy"
+
+
+def _die_with_parent(parent: int) -> None:
+    """SIGKILL this process when its parent dies (Linux); elsewhere a no-op."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def _serve(connection: Connection, parent: int) -> None:
+    """A solver process's loop: run each call it is sent and send back what it returns.
+    The solvers' C++ code (HiGHS) prints to file descriptor 1: that goes to stderr, so the
+    CLI's stdout stays CSV/JSON."""
+    _die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    os.dup2(2, 1)
+    while True:
+        try:
+            work, args = connection.recv()
+        except (EOFError, OSError):
+            return
+        connection.send(work(*args))
+
+
+class SolverProcess:
+    def __init__(self) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._connection, child = context.Pipe()
+        self._process = context.Process(
+            target=_serve, args=(child, os.getpid()), name="rwaopt-solver", daemon=True
+        )
+        self._process.start()
+        child.close()
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid
+
+    def call(self, work: Callable[..., Any], args: tuple[Any, ...], stop: StopSignals) -> Any:
+        """Run `work(*args)` in the process. Raises JobCancelledError (the call's stop event
+        was set), PoolClosedError (shutdown) or SolverCrashedError (the process died); after
+        any of these the process is dead and must not be reused."""
+        self._connection.send((work, args))
+        while not self._connection.poll(POLL_S):
+            if stop.call.is_set() or stop.pool.is_set():
+                self.kill()
+                if stop.pool.is_set():
+                    raise PoolClosedError
+                raise JobCancelledError("the solve was cancelled")
+            if not self._process.is_alive():
+                raise _crashed()
+        try:
+            return self._connection.recv()
+        except (EOFError, OSError):
+            raise _crashed() from None
+
+    def kill(self) -> None:
+        if self._process.is_alive():
+            self._process.kill()
+        self._process.join(timeout=5)
+        self._connection.close()
+
+
+def _crashed() -> SolverCrashedError:
+    return SolverCrashedError(
+        "the solver process died (out of memory?); try a smaller ring or the heuristic method"
+    )
+
+
+class StopSignals:
+    """What ends a call early: its own event (client gone, DELETE) or the pool's (shutdown)."""
+
+    def __init__(self, call: threading.Event, pool: threading.Event) -> None:
+        self.call, self.pool = call, pool
+
+
+class SolverPool:
+    """At most `size` solver processes, started on first use and reused; a call waits for a
+    free one (at most `wait_s`, else SolverBusyError)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._slots = threading.BoundedSemaphore(size)
+        self._idle: list[SolverProcess] = []
+        self._busy: set[SolverProcess] = set()
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+        self.waiting = 0  # calls waiting for a process (for admission control)
+
+    def run(
+        self,
+        work: Callable[..., Any],
+        *args: Any,
+        stop: threading.Event | None = None,
+        wait_s: float | None = None,
+    ) -> Any:
+        if self._closing.is_set():
+            raise PoolClosedError
+        with self._lock:
+            self.waiting += 1
+        try:
+            acquired = self._slots.acquire(timeout=wait_s)
+        finally:
+            with self._lock:
+                self.waiting -= 1
+        if not acquired:
+            raise SolverBusyError(
+                f"all {self.size} solver processes are busy; retry in a little while",
+                {"retry_after_s": 5},
+            )
+        try:
+            process = self._take()
+            try:
+                outcome = process.call(
+                    work, args, StopSignals(stop or threading.Event(), self._closing)
+                )
+            except BaseException:
+                with self._lock:
+                    self._busy.discard(process)
+                process.kill()
+                raise
+            with self._lock:
+                self._busy.discard(process)
+                self._idle.append(process)
+            return outcome
+        finally:
+            self._slots.release()
+
+    def _take(self) -> SolverProcess:
+        with self._lock:
+            process = self._idle.pop() if self._idle else None
+        if process is None:
+            process = SolverProcess()
+        with self._lock:
+            self._busy.add(process)
+        return process
+
+    @property
+    def busy(self) -> int:
+        with self._lock:
+            return len(self._busy)
+
+    def pids(self) -> list[int]:
+        with self._lock:
+            return [p.pid for p in (*self._idle, *self._busy) if p.pid is not None]
+
+    def close(self) -> None:
+        """End every call now (they raise PoolClosedError) and every process."""
+        self._closing.set()
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for process in idle:
+            process.kill()
