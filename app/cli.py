@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, NoReturn, TypeVar
@@ -80,7 +81,8 @@ def _run(work: Callable[[], T]) -> T:
         return work()
     except RwaoptError as error:
         _fail(error)
-    except Exception as error:  # a bug: still the error format, exit code 1
+    except Exception as error:  # a bug: the traceback for the report, then the error format
+        traceback.print_exc()
         _fail(internal(error))
 
 

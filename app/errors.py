@@ -8,8 +8,6 @@ stored, not solved yet, or a part of the service (solver process, job queue) tha
 
 from __future__ import annotations
 
-import traceback
-
 from pydantic import BaseModel, Field, JsonValue
 
 from models.errors import (
@@ -67,6 +65,36 @@ class WorkerFailedError(UnavailableError):
     code = "worker_failed"
 
 
+class UnauthorizedError(ServiceError):
+    """No API key, or one the server does not know (RWAOPT_API_KEYS)."""
+
+    code = "unauthorized"
+
+
+class ForbiddenError(ServiceError):
+    """A known key that may not do this (a read-only key writing)."""
+
+    code = "forbidden"
+
+
+class QueueFullError(ServiceError):
+    """Too many jobs queued already; retry after `detail.retry_after_s`."""
+
+    code = "queue_full"
+
+
+class DatabaseUnavailableError(UnavailableError):
+    """The database does not answer."""
+
+    code = "database_unavailable"
+
+
+class SolverBusyError(UnavailableError):
+    """Every solver process is busy and the call could not wait longer for one."""
+
+    code = "busy"
+
+
 class JobCancelledError(ServiceError):
     """The job was cancelled (a sweep's DELETE) while it ran."""
 
@@ -76,6 +104,9 @@ class JobCancelledError(ServiceError):
 # Most specific first: the first class an error is an instance of decides.
 ANSWERS: tuple[tuple[type[RwaoptError], int, int], ...] = (
     # (class, HTTP status, CLI exit code)
+    (UnauthorizedError, 401, 2),
+    (ForbiddenError, 403, 2),
+    (QueueFullError, 429, 3),
     (NotFoundError, 404, 2),
     (NotReadyError, 409, 2),
     (JobCancelledError, 409, 2),
@@ -104,11 +135,10 @@ def error_body(error: RwaoptError) -> ErrorBody:
 
 
 def internal(error: BaseException) -> InternalError:
-    """An unexpected exception (a bug) as an rwaopt error that keeps the error format."""
-    wrapped = InternalError(
-        f"{type(error).__name__}: {error}",
-        {"traceback": traceback.format_exception(error, limit=5)},
-    )
+    """An unexpected exception (a bug) as an rwaopt error that keeps the error format. It
+    names the exception and nothing more: no traceback or file path reaches a client or a
+    stored job (the caller logs the traceback)."""
+    wrapped = InternalError(f"internal error ({type(error).__name__}); it has been logged")
     wrapped.__cause__ = error
     return wrapped
 

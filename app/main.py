@@ -7,14 +7,17 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import APIRouter, FastAPI, Response
+from fastapi import APIRouter, Depends, FastAPI, Response
 from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel
 
 from app import __version__
 from app.api import errors
+from app.api.auth import caller
+from app.api.limits import BodyLimits, Cors
 from app.api.routes import algorithms, plans, reproductions, rwa, sweeps
 from app.jobs import pool, queue
+from app.jobs.queue import redis_reachable
 from app.persistence.database import dispose_all, migrate, reachable
 from app.persistence.store import PlanStore, ReproductionStore
 from app.settings import get_settings
@@ -36,7 +39,8 @@ async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         for job_id in ReproductionStore(settings.database_url).requeue_unfinished():
             queue.submit_reproduction(job_id, settings)
     yield
-    # Cancel queued solves, let running ones finish, then the jobs that wait on them.
+    # End running solves now (their plans stay running and are requeued at the next start),
+    # then the job threads, which return at once, then the connections.
     pool.shutdown()
     queue.shutdown()
     dispose_all()
@@ -46,9 +50,11 @@ app = FastAPIOffline(
     title="rwaopt", version=__version__, description=DESCRIPTION, lifespan=lifespan
 )
 errors.install(app)
+app.add_middleware(Cors)
+app.add_middleware(BodyLimits)  # outermost: before anything reads a body
 
 
-api = APIRouter(prefix="/api/v1")
+api = APIRouter(prefix="/api/v1", dependencies=[Depends(caller)])
 api.include_router(algorithms.router)
 api.include_router(rwa.router)
 api.include_router(plans.router)
@@ -76,19 +82,26 @@ def health() -> Health:
     response_model=Health,
     response_model_exclude_none=True,
     responses={
-        503: {"model": Health, "description": "database unreachable or a solver does not import"}
+        503: {
+            "model": Health,
+            "description": "database or (rq) Redis unreachable, or a solver does not import",
+        }
     },
 )
 def ready(response: Response) -> Health:
-    """Readiness: the database answers and both solver libraries import (HiGHS via highspy,
-    CP-SAT via ortools)."""
+    """Readiness: the database answers, Redis too with RWAOPT_JOBS=rq, and both solver
+    libraries import (HiGHS via highspy, CP-SAT via ortools)."""
     try:
         import highspy  # noqa: F401
         from ortools.sat.python import cp_model  # noqa: F401
     except ImportError as error:  # pragma: no cover - only on a broken install
         response.status_code = 503
         return Health(status="not ready", reason=str(error))
-    if not reachable(get_settings().database_url):
+    settings = get_settings()
+    if not reachable(settings.database_url):
         response.status_code = 503
         return Health(status="not ready", reason="database unreachable")
+    if settings.jobs == "rq" and not redis_reachable(settings.redis_url):
+        response.status_code = 503
+        return Health(status="not ready", reason="Redis (the job queue) unreachable")
     return Health(status="ready")

@@ -6,12 +6,16 @@ run in threads of the API process. The compose deployment sets PostgreSQL, Redis
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+KEY = re.compile(r"[A-Za-z0-9._~+/=-]{16,256}")
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
 class Settings(BaseSettings):
@@ -72,8 +76,77 @@ class Settings(BaseSettings):
             "(default: none, each queued reproduction solves its plans afresh)"
         ),
     ] = None
+    solve_wait_s: Annotated[
+        float,
+        Field(
+            ge=0,
+            le=3600,
+            description="how long a wait=true plan or an rwa call waits for a free solver "
+            "process before it is answered 503 with Retry-After, s",
+        ),
+    ] = 30.0
+    max_queued_jobs: Annotated[
+        int,
+        Field(
+            ge=1,
+            le=1_000_000,
+            description="queued and running plans, sweep points and reproductions at most; "
+            "beyond, new ones are answered 429 with Retry-After",
+        ),
+    ] = 2000
+    api_keys: Annotated[
+        str | None,
+        Field(
+            description="comma-separated API keys, each optionally suffixed ':read' (read-only); "
+            "when set, every /api/v1 call needs one in the X-API-Key header, and a caller sees "
+            "only the jobs its key made. Required to listen beyond loopback"
+        ),
+    ] = None
+    max_body_bytes: Annotated[
+        int,
+        Field(ge=1024, le=2**31, description="largest request body accepted, bytes (413 beyond)"),
+    ] = 64 * 1024 * 1024
+    body_timeout_s: Annotated[
+        float,
+        Field(
+            gt=0,
+            le=3600,
+            description="longest wait for the next chunk of a request body, s (408 beyond)",
+        ),
+    ] = 30.0
+    cors_origins: Annotated[
+        str | None,
+        Field(description="comma-separated origins allowed by CORS (default: none, CORS off)"),
+    ] = None
     host: Annotated[str, Field(description="bind address of `rwaopt serve`")] = "127.0.0.1"
     port: Annotated[int, Field(ge=1, le=65535, description="port of `rwaopt serve`")] = 8000
+
+    @field_validator("api_keys")
+    @classmethod
+    def _keys(cls, raw: str | None) -> str | None:
+        if raw is None or not raw.strip():
+            return None
+        for entry in raw.split(","):
+            key = entry.strip().removesuffix(":read")
+            if not KEY.fullmatch(key):
+                raise ValueError(
+                    "each key must be 16 to 256 characters of letters, digits and ._~+/=- "
+                    "(optionally followed by :read)"
+                )
+        return raw
+
+    def keys(self) -> dict[str, bool]:
+        """API key -> may it write; empty when keys are off."""
+        if self.api_keys is None:
+            return {}
+        out = {}
+        for entry in self.api_keys.split(","):
+            entry = entry.strip()
+            out[entry.removesuffix(":read")] = not entry.endswith(":read")
+        return out
+
+    def origins(self) -> list[str]:
+        return [o.strip() for o in (self.cors_origins or "").split(",") if o.strip()]
 
 
 @lru_cache(maxsize=1)

@@ -58,12 +58,13 @@ def start(
     sweep: SweepRequest,
     default_search_budget_s: float,
     submit: Callable[[str], None],
+    owner: str | None = None,
 ) -> SweepDocument:
     """Check and store a sweep, then queue the plans made for it. When the queue is
     unreachable the sweep and those plans are failed (nothing stays pending) and
     UnavailableError is raised."""
     check(sweep)
-    document, new = store.create(sweep, point_hashes(sweep, default_search_budget_s))
+    document, new = store.create(sweep, point_hashes(sweep, default_search_budget_s), owner)
     for index, plan_id in enumerate(new):
         try:
             submit(plan_id)

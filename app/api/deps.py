@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from fastapi.concurrency import run_in_threadpool
 
-from app.errors import ErrorBody, UnavailableError, error_body
+from app.errors import ErrorBody, QueueFullError, UnavailableError, error_body
 from app.persistence.store import PlanStore, ReproductionStore
 from app.settings import get_settings
 
@@ -31,3 +31,17 @@ async def enqueue(
         failure = UnavailableError(f"the job queue is unreachable ({error}); retry later")
         await run_in_threadpool(fail, job_id, error_body(failure))
         raise failure from None
+
+
+def admit(new_jobs: int) -> None:
+    """Admission control for queued work: refuse (429, Retry-After) when the jobs queued or
+    running plus `new_jobs` would pass RWAOPT_MAX_QUEUED_JOBS."""
+    settings = get_settings()
+    url = settings.database_url
+    waiting = PlanStore(url).unfinished() + ReproductionStore(url).unfinished()
+    if waiting + new_jobs > settings.max_queued_jobs:
+        raise QueueFullError(
+            f"{waiting} jobs are queued or running and this adds {new_jobs}; at most "
+            f"{settings.max_queued_jobs} (RWAOPT_MAX_QUEUED_JOBS): retry later",
+            {"retry_after_s": 30, "queued": waiting},
+        )

@@ -3,24 +3,32 @@ comes from `app.errors` by class."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.errors import ErrorBody, error_body, http_status, internal
+from app.errors import DatabaseUnavailableError, ErrorBody, error_body, http_status, internal
 from models.errors import RwaoptError
 
+log = logging.getLogger("rwaopt.api")
 DESCRIPTIONS = {
     400: "invalid input: the message says what to change",
+    401: "no API key or an unknown one: send yours in X-API-Key",
+    403: "this API key may not do this (read-only)",
+    429: "too many jobs queued: retry after Retry-After seconds",
     404: "unknown plan, algorithm or collective",
+    408: "the request body arrived too slowly",
     409: "the plan is not done yet",
     413: "beyond a size limit of the chosen method",
     422: "the request does not match the schema",
-    503: "a solver process died or the job queue is unreachable; retry, or ask for less",
+    503: "the database, the job queue or a solver process is unavailable or busy; retry "
+    "(after Retry-After seconds when given), or ask for less",
 }
 
 
@@ -28,11 +36,19 @@ def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI entries for the error statuses an operation can answer, all as {code, message,
     detail}; listing 422 replaces FastAPI's default validation-error schema, which our handler
     does not use."""
-    return {code: {"model": ErrorBody, "description": DESCRIPTIONS[code]} for code in codes}
+    every = sorted({401, 403, *codes})  # the API-key check guards every /api/v1 operation
+    return {code: {"model": ErrorBody, "description": DESCRIPTIONS[code]} for code in every}
 
 
 def answer(error: RwaoptError) -> JSONResponse:
-    return JSONResponse(error_body(error).model_dump(mode="json"), status_code=http_status(error))
+    """The error's body and status; `detail.retry_after_s` also becomes Retry-After."""
+    headers = {}
+    retry = error.detail.get("retry_after_s")
+    if isinstance(retry, int | float):
+        headers["Retry-After"] = str(max(1, round(retry)))
+    return JSONResponse(
+        error_body(error).model_dump(mode="json"), status_code=http_status(error), headers=headers
+    )
 
 
 def install(app: FastAPI) -> None:
@@ -40,9 +56,21 @@ def install(app: FastAPI) -> None:
     async def rwaopt_error(_: Request, error: RwaoptError) -> JSONResponse:
         return answer(error)
 
+    @app.exception_handler(SQLAlchemyError)
+    async def database_error(request: Request, error: SQLAlchemyError) -> JSONResponse:
+        """The database went away (or refused): 503 in the error format, the cause logged."""
+        log.error("database error on %s %s: %s", request.method, request.url.path, error)
+        return answer(
+            DatabaseUnavailableError(
+                "the database does not answer; retry in a little while", {"retry_after_s": 5}
+            )
+        )
+
     @app.exception_handler(Exception)
-    async def unexpected(_: Request, error: Exception) -> JSONResponse:
-        """A bug: still the error format (500), with the exception named."""
+    async def unexpected(request: Request, error: Exception) -> JSONResponse:
+        """A bug: still the error format (500), the exception named, the traceback logged
+        (never sent)."""
+        log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=error)
         return answer(internal(error))
 
     @app.exception_handler(StarletteHTTPException)

@@ -1,28 +1,29 @@
-"""Solves run in a pool of solver processes, never in the API's event loop or its threads:
-the heuristics are numpy/Python code that holds the GIL for long stretches, so a solve in a
-thread would make /health wait. What crosses the process boundary is pickled: the checked
-`PlanSpec` going in (so nothing is validated twice), the `SolvedPlan` or an `ErrorBody`
-coming back (raised again here as the same class, so the HTTP mapping is unchanged).
+"""Solves run in solver processes (app.jobs.processes), never in the API's event loop or its
+threads: the heuristics are numpy/Python code that holds the GIL for long stretches, so a solve
+in a thread would make /health wait. What crosses the process boundary is pickled: the checked
+`PlanSpec` going in (so nothing is validated twice), the `SolvedPlan` or an `ErrorBody` coming
+back (raised again here as the same class, so the HTTP mapping is unchanged).
 
-The pool uses the 'spawn' start method: the API process runs threads (uvicorn, SQLAlchemy
-pools), which 'fork' would copy in an undefined state.
+Two pools: `plans` (RWAOPT_SOLVER_PROCESSES processes) for plans and reproductions, and one
+`quick` process for small POST /api/v1/rwa stages, so a tiny stage is not queued behind
+minutes of plan solving. A call whose client went away (`disconnected`), whose job was
+cancelled, or that is running at shutdown ends its solver process within POLL_S.
 """
 
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
-import os
+import functools
 import tempfile
-from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+import threading
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from app.errors import ErrorBody, SolverCrashedError, error_body, from_body
+from app.errors import ErrorBody, error_body, from_body
 from app.jobs.executors import SharedExecutor
+from app.jobs.processes import SolverPool
 from app.persistence.store import Reproduction
 from app.planning import PlanProgress, PlanSpec
 from app.schemas.requests import ReproductionRequest, RwaInput, SolveSettings
@@ -32,28 +33,33 @@ from app.settings import get_settings
 from models.errors import RwaoptError
 
 T = TypeVar("T")
+QUICK_RWA_LIGHTPATHS = 20_000  # a /rwa stage this small goes to the quick process
+Disconnected = Callable[[], Awaitable[bool]]
 
-
-def _stdout_to_stderr() -> None:
-    """In each solver process: the solvers' C++ code (HiGHS) prints debug lines straight to
-    file descriptor 1; send them to stderr, so `rwaopt sweep > results.csv` stays CSV."""
-    os.dup2(2, 1)
-
-
-_pool = SharedExecutor(
-    lambda processes: ProcessPoolExecutor(
-        processes, mp_context=multiprocessing.get_context("spawn"), initializer=_stdout_to_stderr
-    )
+_pools: dict[str, SolverPool] = {}
+_lock = threading.Lock()
+# Threads that wait on solver processes for async callers (they only wait on a pipe).
+_callers = SharedExecutor(
+    lambda workers: ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rwaopt-call")
 )
 
 
-def pool(processes: int) -> ProcessPoolExecutor:
-    return _pool.get(processes)
+def pool(processes: int, kind: str = "plans") -> SolverPool:
+    with _lock:
+        if kind not in _pools:
+            _pools[kind] = SolverPool(processes if kind == "plans" else 1)
+        return _pools[kind]
 
 
 def shutdown() -> None:
-    """Cancel solves not started yet; wait for the running ones."""
-    _pool.shutdown()
+    """End every running solve now (its job stays queued/running for the next start) and
+    every solver process."""
+    with _lock:
+        pools = list(_pools.values())
+        _pools.clear()
+    for each in pools:
+        each.close()
+    _callers.shutdown()
 
 
 def _guarded(work: Callable[[], T]) -> T | ErrorBody:
@@ -87,40 +93,67 @@ def _answer(outcome: T | ErrorBody) -> T:
 
 
 def plan_in_pool(
-    spec: PlanSpec, processes: int, progress: PlanProgress | None = None
+    spec: PlanSpec,
+    processes: int,
+    progress: PlanProgress | None = None,
+    stop: threading.Event | None = None,
 ) -> SolvedPlan:
-    """Blocking: solve a checked plan in the pool (raises the solver's RwaoptError);
-    `progress` (picklable) runs in the solver process after each stage."""
-    with _crash_guard():
-        return _answer(pool(processes).submit(_plan, spec, progress).result())
+    """Blocking: solve a checked plan in a solver process (raises the solver's RwaoptError);
+    `progress` (picklable) runs in the solver process after each stage; setting `stop` ends
+    the solve (JobCancelledError)."""
+    outcome: SolvedPlan | ErrorBody = pool(processes).run(_plan, spec, progress, stop=stop)
+    return _answer(outcome)
 
 
 def reproduce_in_pool(request: ReproductionRequest, processes: int) -> Reproduction:
-    """Blocking: a reproduction in the pool (its report written to a temporary directory)."""
-    with _crash_guard():
-        return _answer(pool(processes).submit(_reproduce, request).result())
-
-
-async def plan_async(spec: PlanSpec, processes: int) -> SolvedPlan:
-    with _crash_guard():
-        outcome = await asyncio.wrap_future(pool(processes).submit(_plan, spec))
+    """Blocking: a reproduction in a solver process (its report written to a temporary
+    directory)."""
+    outcome: Reproduction | ErrorBody = pool(processes).run(_reproduce, request)
     return _answer(outcome)
 
 
-async def rwa_async(data: RwaInput, settings: SolveSettings, processes: int) -> RwaResponse:
-    with _crash_guard():
-        outcome = await asyncio.wrap_future(pool(processes).submit(_rwa, data, settings))
-    return _answer(outcome)
+async def plan_async(
+    spec: PlanSpec,
+    processes: int,
+    disconnected: Disconnected | None = None,
+    wait_s: float | None = None,
+) -> SolvedPlan:
+    return await _in_pool(pool(processes), disconnected, wait_s, _plan, spec)
 
 
-@contextmanager
-def _crash_guard() -> Iterator[None]:
-    """A solver process that dies (e.g. killed for memory) breaks the pool: start a new one
-    next time and tell the caller."""
+async def rwa_async(
+    data: RwaInput,
+    settings: SolveSettings,
+    processes: int,
+    disconnected: Disconnected | None = None,
+    wait_s: float | None = None,
+) -> RwaResponse:
+    small = sum(int(row[2]) for row in data.demands) <= QUICK_RWA_LIGHTPATHS
+    target = pool(processes, "quick" if small else "plans")
+    return await _in_pool(target, disconnected, wait_s, _rwa, data, settings)
+
+
+async def _in_pool(
+    target: SolverPool,
+    disconnected: Disconnected | None,
+    wait_s: float | None,
+    work: Callable[..., T | ErrorBody],
+    *args: Any,
+) -> T:
+    """Run `work` in `target` from the event loop; a client that goes away or a cancelled
+    request ends the solve."""
+    stop = threading.Event()
+    call = functools.partial(target.run, work, *args, stop=stop, wait_s=wait_s)
+    future = asyncio.get_running_loop().run_in_executor(_callers.get(64), call)
     try:
-        yield
-    except BrokenProcessPool:
-        shutdown()
-        raise SolverCrashedError(
-            "the solver process died (out of memory?); try a smaller ring or the heuristic method"
-        ) from None
+        while True:
+            done, _ = await asyncio.wait({future}, timeout=0.25)
+            if done:
+                break
+            if disconnected is not None and await disconnected():
+                stop.set()
+    except asyncio.CancelledError:
+        stop.set()
+        raise
+    outcome: T | ErrorBody = future.result()
+    return _answer(outcome)

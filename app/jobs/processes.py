@@ -19,7 +19,7 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
-from app.errors import JobCancelledError, SolverCrashedError, UnavailableError
+from app.errors import JobCancelledError, SolverBusyError, SolverCrashedError
 
 POLL_S = 0.05
 PR_SET_PDEATHSIG = 1
@@ -27,12 +27,6 @@ PR_SET_PDEATHSIG = 1
 
 class PoolClosedError(Exception):
     """The pool is shutting down: the call was ended, its job is left to the next start."""
-
-
-class SolverBusyError(UnavailableError):
-    """Every solver process is busy and the call could not wait for one."""
-
-    code = "busy"
 
 
 def _die_with_parent(parent: int) -> None:

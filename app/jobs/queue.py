@@ -31,7 +31,8 @@ from app.errors import (
 )
 from app.jobs.executors import SharedExecutor
 from app.jobs.pool import plan_in_pool, reproduce_in_pool
-from app.jobs.watch import CancelWatch
+from app.jobs.processes import PoolClosedError
+from app.jobs.watch import CancelWatch, stop_when_cancelled
 from app.persistence.store import JobStore, PlanStore, ReproductionStore
 from app.planning import prepare
 from app.schemas.documents import PlanDocument, ReproductionDocument
@@ -62,7 +63,8 @@ def run_plan_job(
         if solver_processes is None:
             done = execute(spec, watch)
         else:
-            done = plan_in_pool(spec, solver_processes, watch)
+            with stop_when_cancelled(url, plan_id) as stop:
+                done = plan_in_pool(spec, solver_processes, watch, stop)
         return store.finish(plan_id, done.result, done.solutions, done.seconds)
 
     return _run_job(store, plan_id, store.get, solve)
@@ -97,7 +99,7 @@ def _run_job(
         return "gone"
     try:
         finished = solve(row)
-    except CancelledError:  # the API is shutting down: leave it to the next start
+    except (CancelledError, PoolClosedError):  # shutting down: left to the next start
         return "interrupted"
     except JobCancelledError:  # a user cancelled it: it is stored as cancelled already
         return "cancelled"
@@ -226,6 +228,15 @@ def run_worker(settings: Settings | None = None, burst: bool = False) -> None:
         worker.work(burst=burst)
     finally:
         stopping.set()
+
+
+def redis_reachable(url: str) -> bool:
+    from redis import Redis
+
+    try:
+        return bool(Redis.from_url(url, socket_connect_timeout=2, socket_timeout=2).ping())
+    except Exception:
+        return False
 
 
 def worker_alive(settings: Settings) -> None:

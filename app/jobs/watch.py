@@ -1,9 +1,14 @@
-"""A running plan checks, between stages, whether it was cancelled meanwhile (a sweep's
-DELETE): the same check in an inline job's solver process and in an RQ work horse."""
+"""A running plan notices that it was cancelled meanwhile (a sweep's DELETE): between stages
+in the process that solves it (`CancelWatch`: an RQ work horse, a solver process), and, for
+inline jobs, at once from the job's thread, which ends the solver process
+(`stop_when_cancelled`)."""
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from app.errors import JobCancelledError
@@ -31,3 +36,30 @@ class CancelWatch:
         status = PlanStore(self.database_url).status(self.plan_id)
         if status in (None, JobStatus.CANCELLED):
             raise JobCancelledError(f"plan {self.plan_id} was cancelled")
+
+
+@contextmanager
+def stop_when_cancelled(database_url: str, plan_id: str) -> Iterator[threading.Event]:
+    """An event set once the stored plan is cancelled or deleted (checked every
+    CHECK_EVERY_S by a thread), for a solve that a solver process runs: setting it ends that
+    process at once, so a cancelled point stops within about a second, mid-stage too."""
+    stop, done = threading.Event(), threading.Event()
+
+    def watch() -> None:
+        store = PlanStore(database_url)
+        while not done.wait(CHECK_EVERY_S):
+            try:
+                status = store.status(plan_id)
+            except Exception:  # the database away for a moment: look again next time
+                continue
+            if status in (None, JobStatus.CANCELLED):
+                stop.set()
+                return
+
+    thread = threading.Thread(target=watch, name=f"rwaopt-watch-{plan_id[:8]}", daemon=True)
+    thread.start()
+    try:
+        yield stop
+    finally:
+        done.set()
+        thread.join()

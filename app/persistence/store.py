@@ -96,6 +96,29 @@ class JobStore(Generic[Row]):
                 session.execute(update(row).where(row.id.in_(ids)).values(status=JobStatus.QUEUED))
         return ids
 
+    def _visible(self, session: Session, job_id: str, owner: str | None) -> Row | None:
+        """The row, if it exists and (with `owner`: API keys on) that key made it."""
+        row = session.get(self.row, job_id)
+        if row is None or (owner is not None and row.owner != owner):
+            return None
+        return row
+
+    def _page(
+        self, session: Session, offset: int, limit: int, owner: str | None
+    ) -> tuple[int, list[Row]]:
+        """Newest first; with `owner`, only that key's."""
+        row = self.row
+        where = [] if owner is None else [row.owner == owner]
+        total = session.scalar(select(func.count()).select_from(row).where(*where)) or 0
+        rows = session.scalars(
+            select(row)
+            .where(*where)
+            .order_by(row.created_at.desc(), row.id)
+            .offset(offset)
+            .limit(limit)
+        ).all()
+        return total, list(rows)
+
     def _started(self) -> dict[str, Any]:
         """Columns a job kind updates when it starts (plans count their attempts)."""
         return {}
@@ -129,6 +152,14 @@ class JobStore(Generic[Row]):
             )
         return bool(changed)
 
+    def unfinished(self) -> int:
+        """Jobs queued or running (admission control)."""
+        with self._sessions() as session:
+            count = session.scalar(
+                select(func.count()).select_from(self.row).where(self.row.status.in_(UNFINISHED))
+            )
+        return int(count or 0)
+
     def status(self, job_id: str) -> JobStatus | None:
         with self._sessions() as session:
             found = session.scalar(select(self.row.status).where(self.row.id == job_id))
@@ -137,6 +168,24 @@ class JobStore(Generic[Row]):
 
 class PlanStore(JobStore[PlanRow]):
     row = PlanRow
+    MAX_STARTS = 2  # a plan running when the server died this often is failed, not re-run
+
+    def requeue_unfinished(self) -> list[str]:
+        """As for every job, except that a plan that was running when the server stopped
+        MAX_STARTS times (e.g. it kills the server) is failed instead of re-run for ever."""
+        failure = ErrorBody(
+            code="worker_failed",
+            message=f"the server stopped {self.MAX_STARTS} times while solving this plan "
+            "(out of memory?); post it again with less: a smaller ring, a shorter time limit "
+            "or the heuristic method",
+        ).model_dump(mode="json")
+        with self._sessions.begin() as session:
+            session.execute(
+                update(PlanRow)
+                .where(PlanRow.status == JobStatus.RUNNING, PlanRow.attempts >= self.MAX_STARTS)
+                .values(status=JobStatus.FAILED, error=failure, finished_at=datetime.now(UTC))
+            )
+        return super().requeue_unfinished()
 
     def _started(self) -> dict[str, Any]:
         return {"attempts": PlanRow.attempts + 1}
@@ -152,9 +201,11 @@ class PlanStore(JobStore[PlanRow]):
         solutions: Sequence[Solution] = (),
         seconds: float | None = None,
         request_hash: str | None = None,
+        owner: str | None = None,
     ) -> PlanDocument:
         now = datetime.now(UTC)
         row = PlanRow(
+            owner=owner,
             id=str(uuid.uuid4()),
             created_at=now,
             status=status,
@@ -187,24 +238,23 @@ class PlanStore(JobStore[PlanRow]):
             _add_solutions(session, plan_id, solutions)
         return True
 
-    def get(self, plan_id: str) -> PlanDocument | None:
+    def get(self, plan_id: str, owner: str | None = None) -> PlanDocument | None:
+        """The plan; with `owner`, only if that key made it."""
         with self._sessions() as session:
-            row = session.get(PlanRow, plan_id)
+            row = self._visible(session, plan_id, owner)
             return None if row is None else _document(row)
 
-    def page(self, offset: int, limit: int) -> tuple[int, list[PlanDocument]]:
+    def page(
+        self, offset: int, limit: int, owner: str | None = None
+    ) -> tuple[int, list[PlanDocument]]:
         with self._sessions() as session:
-            total = session.scalar(select(func.count()).select_from(PlanRow)) or 0
-            rows = session.scalars(
-                select(PlanRow)
-                .order_by(PlanRow.created_at.desc(), PlanRow.id)
-                .offset(offset)
-                .limit(limit)
-            ).all()
+            total, rows = self._page(session, offset, limit, owner)
             return total, [_document(row) for row in rows]
 
-    def delete(self, plan_id: str) -> bool:
+    def delete(self, plan_id: str, owner: str | None = None) -> bool:
         with self._sessions.begin() as session:
+            if self._visible(session, plan_id, owner) is None:
+                return False
             session.execute(delete(SolutionRow).where(SolutionRow.plan_id == plan_id))
             removed = _rowcount(session.execute(delete(PlanRow).where(PlanRow.id == plan_id)))
         return bool(removed)
@@ -243,8 +293,11 @@ class ReproductionStore(JobStore[ReproductionRow]):
 
     row = ReproductionRow
 
-    def create(self, request: ReproductionRequest) -> ReproductionDocument:
+    def create(
+        self, request: ReproductionRequest, owner: str | None = None
+    ) -> ReproductionDocument:
         row = ReproductionRow(
+            owner=owner,
             id=str(uuid.uuid4()),
             created_at=datetime.now(UTC),
             status=JobStatus.QUEUED,
@@ -269,9 +322,9 @@ class ReproductionStore(JobStore[ReproductionRow]):
             )
         return True
 
-    def get(self, job_id: str) -> ReproductionDocument | None:
+    def get(self, job_id: str, owner: str | None = None) -> ReproductionDocument | None:
         with self._sessions() as session:
-            row = session.get(ReproductionRow, job_id)
+            row = self._visible(session, job_id, owner)
             return None if row is None else self._document(session, row)
 
     def file(self, job_id: str, path: str) -> bytes | None:
@@ -312,7 +365,7 @@ class SweepStore(JobStore[SweepTableRow]):
     row = SweepTableRow
 
     def create(
-        self, request: SweepRequest, hashes: Sequence[str]
+        self, request: SweepRequest, hashes: Sequence[str], owner: str | None = None
     ) -> tuple[SweepDocument, list[str]]:
         """Store the sweep and its points in one transaction; returns the document and the
         plans made for it (to enqueue). A point whose request was solved before reuses that
@@ -320,6 +373,7 @@ class SweepStore(JobStore[SweepTableRow]):
         points = request.points()
         now = datetime.now(UTC)
         sweep = SweepTableRow(
+            owner=owner,
             id=str(uuid.uuid4()),
             created_at=now,
             status=JobStatus.QUEUED,
@@ -338,6 +392,7 @@ class SweepStore(JobStore[SweepTableRow]):
                 ).first()
                 if found is None:
                     plan = PlanRow(
+                        owner=owner,
                         id=str(uuid.uuid4()),
                         created_at=now,
                         status=JobStatus.QUEUED,
@@ -358,20 +413,16 @@ class SweepStore(JobStore[SweepTableRow]):
             document = self._document(session, sweep)
         return document, new
 
-    def get(self, sweep_id: str) -> SweepDocument | None:
+    def get(self, sweep_id: str, owner: str | None = None) -> SweepDocument | None:
         with self._sessions() as session:
-            sweep = session.get(SweepTableRow, sweep_id)
+            sweep = self._visible(session, sweep_id, owner)
             return None if sweep is None else self._document(session, sweep)
 
-    def page(self, offset: int, limit: int) -> tuple[int, list[SweepDocument]]:
+    def page(
+        self, offset: int, limit: int, owner: str | None = None
+    ) -> tuple[int, list[SweepDocument]]:
         with self._sessions() as session:
-            total = session.scalar(select(func.count()).select_from(SweepTableRow)) or 0
-            rows = session.scalars(
-                select(SweepTableRow)
-                .order_by(SweepTableRow.created_at.desc(), SweepTableRow.id)
-                .offset(offset)
-                .limit(limit)
-            ).all()
+            total, rows = self._page(session, offset, limit, owner)
             return total, [self._document(session, row) for row in rows]
 
     def points(self, sweep_id: str) -> Iterator[SweepPoint]:
@@ -387,14 +438,14 @@ class SweepStore(JobStore[SweepTableRow]):
             for point, cached, plan in session.execute(query.execution_options(yield_per=8)):
                 yield SweepPoint(point, cached, None if plan is None else _document(plan))
 
-    def cancel(self, sweep_id: str) -> list[str] | None:
+    def cancel(self, sweep_id: str, owner: str | None = None) -> list[str] | None:
         """Cancel an unfinished sweep: its queued or running points become cancelled (finished
         points stay), except plans no sweep made (posted on their own) and plans another live
         sweep shares. Returns the cancelled plans (whose solves are to be stopped), or None
         when there is no such sweep."""
         with self._sessions.begin() as session:
             sweep = session.get(SweepTableRow, sweep_id, with_for_update=True)
-            if sweep is None:
+            if sweep is None or (owner is not None and sweep.owner != owner):
                 return None
             if self._progress(session, sweep)[1].finished:
                 return []

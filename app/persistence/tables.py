@@ -38,6 +38,8 @@ class JobColumns:
     request: Mapped[dict[str, object]] = mapped_column(JSON)
     error: Mapped[dict[str, object] | None] = mapped_column(JSON, nullable=True)
     seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    # Digest of the API key that made it (app.api.auth.key_id); null when keys are off.
+    owner: Mapped[str | None] = mapped_column(String(16), index=True, nullable=True)
 
 
 class PlanRow(JobColumns, Base):

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Body, Depends, Query, Response, status
+from fastapi import APIRouter, Body, Depends, Query, Request, Response, status
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 
-from app.api.deps import enqueue, get_store
+from app.api.auth import Caller, caller
+from app.api.deps import admit, enqueue, get_store
 from app.api.errors import responses
 from app.api.params import QueryInt
 from app.errors import NotFoundError, NotReadyError
@@ -63,6 +64,7 @@ EXAMPLES = {
 }
 
 Store = Annotated[PlanStore, Depends(get_store)]
+Who = Annotated[Caller, Depends(caller)]
 
 
 @router.post(
@@ -71,12 +73,14 @@ Store = Annotated[PlanStore, Depends(get_store)]
     response_model=PlanDocument,
     responses={
         202: {"model": PlanDocument, "description": "queued (wait=false)"},
-        **responses(400, 404, 413, 422, 503),
+        **responses(400, 404, 413, 422, 429, 503),
     },
 )
 async def create_plan(
     body: Annotated[PlanRequest, Body(openapi_examples=EXAMPLES)],
     store: Store,
+    who: Who,
+    request: Request,
     response: Response,
     wait: Annotated[
         bool,
@@ -94,14 +98,27 @@ async def create_plan(
     spec = prepare(body)  # every input error is a 4xx now, before anything is stored
     key = request_hash(body, get_settings().shape_search_budget_s)  # sweeps reuse it by this
     if not wait:
-        row = await run_in_threadpool(store.create, body, JobStatus.QUEUED, None, (), None, key)
+        await run_in_threadpool(admit, 1)
+        row = await run_in_threadpool(
+            store.create, body, JobStatus.QUEUED, None, (), None, key, who.owner
+        )
         await enqueue(row.id, submit, store.fail)
         response.status_code = status.HTTP_202_ACCEPTED
         response.headers["Location"] = f"/api/v1/plans/{row.id}"
         return row
-    solved = await plan_async(spec, get_settings().solver_processes)
+    settings = get_settings()
+    solved = await plan_async(
+        spec, settings.solver_processes, request.is_disconnected, settings.solve_wait_s
+    )
     row = await run_in_threadpool(
-        store.create, body, JobStatus.DONE, solved.result, solved.solutions, solved.seconds, key
+        store.create,
+        body,
+        JobStatus.DONE,
+        solved.result,
+        solved.solutions,
+        solved.seconds,
+        key,
+        who.owner,
     )
     response.headers["Location"] = f"/api/v1/plans/{row.id}"
     return row
@@ -110,25 +127,26 @@ async def create_plan(
 @router.get("", response_model=PlanPage, responses=responses(422))
 def list_plans(
     store: Store,
+    who: Who,
     offset: Annotated[QueryInt, Query(ge=0, le=10**9)] = 0,
     limit: Annotated[QueryInt, Query(ge=1, le=200)] = 20,
 ) -> PlanPage:
     """Stored plans, newest first."""
-    total, found = store.page(offset, limit)
+    total, found = store.page(offset, limit, who.owner)
     return PlanPage(
         total=total, offset=offset, limit=limit, items=[PlanSummary.of(p) for p in found]
     )
 
 
-def _row(store: PlanStore, plan_id: str) -> PlanDocument:
-    row = store.get(plan_id)
+def _row(store: PlanStore, plan_id: str, who: Caller) -> PlanDocument:
+    row = store.get(plan_id, who.owner)
     if row is None:
         raise NotFoundError(f"no plan {plan_id!r}; GET /api/v1/plans lists the stored plans")
     return row
 
 
-def _done(store: PlanStore, plan_id: str) -> PlanResult:
-    row = _row(store, plan_id)
+def _done(store: PlanStore, plan_id: str, who: Caller) -> PlanResult:
+    row = _row(store, plan_id, who)
     if row.status != JobStatus.DONE or row.result is None:
         raise NotReadyError(
             f"plan {plan_id} is {row.status}; its lightpaths and plots exist once it is done",
@@ -138,13 +156,13 @@ def _done(store: PlanStore, plan_id: str) -> PlanResult:
 
 
 @router.get("/{plan_id}", response_model=PlanDocument, responses=responses(404, 422))
-def get_plan(plan_id: str, store: Store) -> PlanDocument:
-    return _row(store, plan_id)
+def get_plan(plan_id: str, store: Store, who: Who) -> PlanDocument:
+    return _row(store, plan_id, who)
 
 
 @router.delete("/{plan_id}", status_code=204, responses=responses(404, 422))
-def delete_plan(plan_id: str, store: Store) -> Response:
-    if not store.delete(plan_id):
+def delete_plan(plan_id: str, store: Store, who: Who) -> Response:
+    if not store.delete(plan_id, who.owner):
         raise NotFoundError(f"no plan {plan_id!r}")
     return Response(status_code=204)
 
@@ -164,13 +182,14 @@ def delete_plan(plan_id: str, store: Store) -> Response:
 def assignment(
     plan_id: str,
     store: Store,
+    who: Who,
     format: Annotated[Literal["csv", "ndjson"], Query(description="csv or ndjson")] = "csv",
     algorithm: Annotated[
         str | None, Query(description="only this algorithm (default: all)", max_length=32)
     ] = None,
 ) -> StreamingResponse:
     """The lightpath table, streamed in chunks (an N=1024 plan has millions of rows)."""
-    result = _done(store, plan_id)
+    result = _done(store, plan_id, who)
     if algorithm is not None:
         result = result.model_copy(update={"algorithms": [result.algorithm(algorithm)]})
     media = "text/csv" if format == "csv" else "application/x-ndjson"
@@ -194,6 +213,7 @@ def plot(
     kind: Literal["channel-usage", "time-vs-message"],
     fmt: Literal["png", "svg"],
     store: Store,
+    who: Who,
     algorithm: Annotated[
         str | None,
         Query(description="channel-usage: which algorithm (default: the first)", max_length=32),
@@ -202,7 +222,7 @@ def plot(
     """channel-usage: lightpaths per link / (slots F w) for every stage of one algorithm;
     time-vs-message: true and closed-form time per algorithm against message size."""
     assert kind in KINDS
-    result = _done(store, plan_id)
+    result = _done(store, plan_id, who)
     if kind == "time-vs-message":
         fig = time_figure(result)
     else:

@@ -8,7 +8,8 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Depends, Response, status
 from fastapi.concurrency import run_in_threadpool
 
-from app.api.deps import enqueue, get_reproductions
+from app.api.auth import Caller, caller
+from app.api.deps import admit, enqueue, get_reproductions
 from app.api.errors import responses
 from app.errors import NotFoundError, NotReadyError
 from app.jobs.queue import submit_reproduction
@@ -20,6 +21,7 @@ router = APIRouter(prefix="/reproductions", tags=["reproductions"])
 
 
 Store = Annotated[ReproductionStore, Depends(get_reproductions)]
+Who = Annotated[Caller, Depends(caller)]
 EXAMPLE = {"quick": {"summary": "TRA's K and D (a second)", "value": {"targets": ["tra"]}}}
 
 
@@ -27,24 +29,26 @@ EXAMPLE = {"quick": {"summary": "TRA's K and D (a second)", "value": {"targets":
     "",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=ReproductionDocument,
-    responses=responses(400, 422, 503),
+    responses=responses(400, 422, 429, 503),
 )
 async def create_reproduction(
     body: Annotated[ReproductionRequest, Body(openapi_examples=EXAMPLE)],
     store: Store,
+    who: Who,
     response: Response,
 ) -> ReproductionDocument:
     """Queue a reproduction of the papers' tables and figures; poll GET .../{id} for its
     status and findings, then download report.md, report.html, findings.json, tables and
     figures from .../{id}/files/{path}."""
-    row = await run_in_threadpool(store.create, body)
+    await run_in_threadpool(admit, 1)
+    row = await run_in_threadpool(store.create, body, who.owner)
     await enqueue(row.id, submit_reproduction, store.fail)
     response.headers["Location"] = f"/api/v1/reproductions/{row.id}"
     return row
 
 
-def _row(store: ReproductionStore, reproduction_id: str) -> ReproductionDocument:
-    row = store.get(reproduction_id)
+def _row(store: ReproductionStore, reproduction_id: str, who: Caller) -> ReproductionDocument:
+    row = store.get(reproduction_id, who.owner)
     if row is None:
         raise NotFoundError(f"no reproduction {reproduction_id!r}")
     return row
@@ -53,8 +57,8 @@ def _row(store: ReproductionStore, reproduction_id: str) -> ReproductionDocument
 @router.get(
     "/{reproduction_id}", response_model=ReproductionDocument, responses=responses(404, 422)
 )
-def get_reproduction(reproduction_id: str, store: Store) -> ReproductionDocument:
-    return _row(store, reproduction_id)
+def get_reproduction(reproduction_id: str, store: Store, who: Who) -> ReproductionDocument:
+    return _row(store, reproduction_id, who)
 
 
 @router.get(
@@ -65,8 +69,8 @@ def get_reproduction(reproduction_id: str, store: Store) -> ReproductionDocument
         **responses(404, 409, 422),
     },
 )
-def reproduction_file(reproduction_id: str, path: str, store: Store) -> Response:
-    row = _row(store, reproduction_id)
+def reproduction_file(reproduction_id: str, path: str, store: Store, who: Who) -> Response:
+    row = _row(store, reproduction_id, who)
     if row.status != JobStatus.DONE:
         raise NotReadyError(
             f"reproduction {reproduction_id} is {row.status}; its files exist once it is done",

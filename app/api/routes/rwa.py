@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Query
+from fastapi import APIRouter, Body, Query, Request
 
 from app.api.errors import responses
 from app.jobs.pool import rwa_async
@@ -26,12 +26,22 @@ EXAMPLE = {
 @router.post("", response_model=RwaResponse, responses=responses(400, 413, 422, 503))
 async def solve(
     body: Annotated[RwaInput, Body(openapi_examples={"small": {"value": EXAMPLE}})],
+    request: Request,
     method: Annotated[Method, Query(description="auto, exact, exact-highs or heuristic")] = (
         Method.AUTO
     ),
     time_limit_s: Annotated[float, Query(gt=0, le=MAX_TIME_LIMIT_S)] = 10.0,
 ) -> RwaResponse:
     """chi, lower bound, status, steps, method and the validated assignment. Solved in a solver
-    process (app.jobs.pool), so a long solve does not block the event loop."""
-    settings = SolveSettings(method=method, time_limit_s=time_limit_s)
-    return await rwa_async(body, settings, get_settings().solver_processes)
+    process (app.jobs.pool), so a long solve does not block the event loop; a small stage goes
+    to a process of its own, so it does not wait behind long plans. A client that disconnects
+    ends its solve."""
+    solve_settings = SolveSettings(method=method, time_limit_s=time_limit_s)
+    settings = get_settings()
+    return await rwa_async(
+        body,
+        solve_settings,
+        settings.solver_processes,
+        request.is_disconnected,
+        settings.solve_wait_s,
+    )

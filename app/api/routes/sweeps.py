@@ -10,6 +10,8 @@ from fastapi import APIRouter, Body, Depends, Query, Response, status
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 
+from app.api.auth import Caller, caller
+from app.api.deps import admit
 from app.api.errors import responses
 from app.api.params import QueryInt
 from app.errors import NotFoundError
@@ -36,6 +38,7 @@ def get_sweeps() -> SweepStore:
 
 
 Store = Annotated[SweepStore, Depends(get_sweeps)]
+Who = Annotated[Caller, Depends(caller)]
 EXAMPLES = {
     "grid": {
         "summary": "every all-reduce algorithm on a 2 x 2 grid (seconds)",
@@ -67,11 +70,12 @@ EXAMPLES = {
     "",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=SweepDocument,
-    responses=responses(400, 404, 422, 503),
+    responses=responses(400, 404, 422, 429, 503),
 )
 async def create_sweep(
     body: Annotated[SweepRequest, Body(openapi_examples=EXAMPLES)],
     store: Store,
+    who: Who,
     response: Response,
 ) -> SweepDocument:
     """Queue a grid of plans: every plan option may be one value or a list to sweep over, and
@@ -79,7 +83,10 @@ async def create_sweep(
     version) by any plan or sweep is reused and counted `cached`. Poll GET .../{id} for
     progress, then GET .../{id}/results."""
     settings = get_settings()
-    document = await run_in_threadpool(start, store, body, settings.shape_search_budget_s, submit)
+    await run_in_threadpool(admit, len(body.points()))  # at most: reused points add nothing
+    document = await run_in_threadpool(
+        start, store, body, settings.shape_search_budget_s, submit, who.owner
+    )
     response.headers["Location"] = f"/api/v1/sweeps/{document.id}"
     return document
 
@@ -87,32 +94,33 @@ async def create_sweep(
 @router.get("", response_model=SweepPage, responses=responses(422))
 def list_sweeps(
     store: Store,
+    who: Who,
     offset: Annotated[QueryInt, Query(ge=0, le=10**9)] = 0,
     limit: Annotated[QueryInt, Query(ge=1, le=200)] = 20,
 ) -> SweepPage:
     """Stored sweeps, newest first."""
-    total, found = store.page(offset, limit)
+    total, found = store.page(offset, limit, who.owner)
     items = [SweepSummary.model_validate(d, from_attributes=True) for d in found]
     return SweepPage(total=total, offset=offset, limit=limit, items=items)
 
 
-def _sweep(store: SweepStore, sweep_id: str) -> SweepDocument:
-    found = store.get(sweep_id)
+def _sweep(store: SweepStore, sweep_id: str, who: Caller) -> SweepDocument:
+    found = store.get(sweep_id, who.owner)
     if found is None:
         raise NotFoundError(f"no sweep {sweep_id!r}; GET /api/v1/sweeps lists them")
     return found
 
 
 @router.get("/{sweep_id}", response_model=SweepDocument, responses=responses(404, 422))
-def get_sweep(sweep_id: str, store: Store) -> SweepDocument:
+def get_sweep(sweep_id: str, store: Store, who: Who) -> SweepDocument:
     """Status (queued, running, done, failed, cancelled), point counts and an ETA."""
-    return _sweep(store, sweep_id)
+    return _sweep(store, sweep_id, who)
 
 
 @router.delete("/{sweep_id}", status_code=204, responses=responses(404, 422))
-def cancel_sweep(sweep_id: str, store: Store) -> Response:
+def cancel_sweep(sweep_id: str, store: Store, who: Who) -> Response:
     """Cancel: queued points are dropped, running solves stop, finished points stay."""
-    stopped = store.cancel(sweep_id)
+    stopped = store.cancel(sweep_id, who.owner)
     if stopped is None:
         raise NotFoundError(f"no sweep {sweep_id!r}")
     stop(stopped)
@@ -134,10 +142,11 @@ def cancel_sweep(sweep_id: str, store: Store) -> Response:
 def sweep_results(
     sweep_id: str,
     store: Store,
+    who: Who,
     format: Annotated[ResultFormat, Query(description="csv, ndjson or json")] = "csv",
 ) -> StreamingResponse:
     """The results so far, streamed (finished points have rows; the others say their status)."""
-    sweep = _sweep(store, sweep_id).request
+    sweep = _sweep(store, sweep_id, who).request
     rows = result_rows(sweep, store.points(sweep_id))
     body: Iterator[str]
     if format == "csv":
@@ -173,10 +182,11 @@ def sweep_plot(
     kind: Literal["steps-vs-nodes", "time-vs-message"],
     fmt: Literal["png", "svg"],
     store: Store,
+    who: Who,
 ) -> Response:
     """steps-vs-nodes: true steps against N per algorithm; time-vs-message: true time
     against message size per algorithm and point (finished points so far)."""
-    sweep = _sweep(store, sweep_id).request
+    sweep = _sweep(store, sweep_id, who).request
     rows = [r for r in result_rows(sweep, store.points(sweep_id)) if r.status == JobStatus.DONE]
     fig = sweep_steps_figure(rows) if kind == "steps-vs-nodes" else sweep_time_figure(rows)
     media = "image/png" if fmt == "png" else "image/svg+xml"
