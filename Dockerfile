@@ -12,7 +12,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3-simgrid
 WORKDIR /srv/rwaopt
 COPY docker/requirements.lock docker/requirements.lock
 RUN pip install --no-deps -r docker/requirements.lock
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md LICENSE ./
 COPY app ./app
 COPY solver ./solver
 COPY models ./models

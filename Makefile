@@ -5,15 +5,20 @@ BIN := $(VENV)/bin
 
 .PHONY: install serve test lint browser simgrid lock
 
-$(BIN)/rwaopt: pyproject.toml
+# Runtime dependencies only (what `serve` needs), then the test and lint tools on top.
+$(VENV)/.runtime: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.runtime
 	$(BIN)/pip install -q -e '.[dev]'
-	touch $(BIN)/rwaopt
+	touch $@
 
-install: $(BIN)/rwaopt
+install: $(VENV)/.dev
 
-serve: install
+serve: $(VENV)/.runtime
 	$(BIN)/rwaopt serve
 
 # Debian's chromium for the headless check of the docs page (tests/app/test_server.py).

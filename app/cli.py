@@ -21,16 +21,18 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
+from sqlalchemy.engine import make_url
 
-from app.errors import exit_code, internal
-from app.persistence.database import migrate
+from app import __version__
+from app.errors import UnavailableError, exit_code, internal
+from app.persistence.database import migrate, reachable
 from app.planning import prepare
-from app.presentation.text import catalog_text, plan_csv, plan_text, rwa_text
+from app.presentation.text import catalog_text, parse_size, plan_csv, plan_text, rwa_text
 from app.schemas.requests import PlanRequest, ReproductionRequest, RwaInput, SolveSettings
 from app.schemas.results import CatalogEntry
 from app.schemas.sweeps import SweepRequest
 from app.service import catalog, execute, reproduce, rwa
-from app.settings import get_settings
+from app.settings import LOOPBACK, Settings, get_settings
 from models.errors import InvalidInputError, RwaoptError
 
 MAX_TX_HELP = "most lightpaths a node may transmit per slot (default: no limit)"
@@ -50,6 +52,7 @@ FLAGS = {
     "max_tx_per_node": "--max-tx",
     "max_rx_per_node": "--max-rx",
     "optics": "--optics",
+    "hardware": "--hardware",
     "shape": "--shape",
     "search_budget_s": "--search-budget",
     "max_lightpath_hops": "--max-hops",
@@ -65,8 +68,21 @@ M = TypeVar("M", bound=BaseModel)
 cli = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 
 
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"rwaopt {__version__}")
+        raise typer.Exit()
+
+
 @cli.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="print the version and exit"
+        ),
+    ] = False,
+) -> None:
     """rwaopt: true step counts, times and feasibility of collectives on WDM rings."""
 
 
@@ -96,7 +112,8 @@ def _validated(model: type[M], data: object) -> M:
         for cut in range(len(loc), 0, -1):
             flag = FLAGS.get(".".join(loc[:cut]))
             if flag is not None:
-                key = loc[cut] if flag in ("--optics", "--param") and cut < len(loc) else ""
+                keyed = ("--optics", "--param", "--hardware")
+                key = loc[cut] if flag in keyed and cut < len(loc) else ""
                 raise InvalidInputError(f"{flag} {key}".strip() + f": {first['msg']}") from None
         raise InvalidInputError(f"{'.'.join(loc) or 'options'}: {first['msg']}") from None
 
@@ -198,7 +215,11 @@ def plan_command(
     nodes: Annotated[int, typer.Option(help="ring size N")],
     wavelengths: Annotated[int, typer.Option(help="wavelengths per fibre w")],
     message_bytes: Annotated[
-        list[float], typer.Option("--message-bytes", help="bytes; repeatable")
+        list[str],
+        typer.Option(
+            "--message-bytes",
+            help="message size per node: bytes, or with a unit (64KiB, 1MiB, 4MB, 1e6); repeatable",
+        ),
     ] = [],  # noqa: B006
     algorithm: Annotated[
         list[str], typer.Option("--algorithm", help="algorithm name, repeatable, or 'all'")
@@ -222,6 +243,14 @@ def plan_command(
         list[str],
         typer.Option(
             "--optics", help="key=value optical parameter, e.g. laser_power_dbm=12; repeatable"
+        ),
+    ] = [],  # noqa: B006
+    hardware: Annotated[
+        list[str],
+        typer.Option(
+            "--hardware",
+            help="key=value time constant, e.g. bandwidth_per_wavelength_gbps=100, "
+            "mrr_reconfiguration_us, oeo_cycles_per_flit, flit_bytes, clock_ghz; repeatable",
         ),
     ] = [],  # noqa: B006
     as_json: Annotated[
@@ -282,7 +311,8 @@ def plan_command(
             "collective": collective,
             "algorithms": "all" if algorithm == ["all"] else algorithm,
             "parameters": {algorithm[0]: params} if params else {},
-            "message_sizes_bytes": message_bytes,
+            "message_sizes_bytes": [parse_size(text) for text in message_bytes],
+            "hardware": _parse_pairs(hardware, "--hardware", "bandwidth_per_wavelength_gbps=100"),
             "method": method,
             "time_limit_s": time_limit,
             "max_tx_per_node": max_tx,
@@ -389,7 +419,7 @@ def sweep_command(
         request = _validated(SweepRequest, _read_grid(grid))
         show = sys.stderr.isatty()
         if server is None:
-            return run_local(request, get_settings(), show)
+            return run_local(request, _settings(), show)
         return follow_remote(request, server, show)
 
     csv_text, complete = _run(work)
@@ -425,11 +455,45 @@ def serve_command(
     host: Annotated[str | None, typer.Option(help="bind address (default RWAOPT_HOST)")] = None,
     port: Annotated[int | None, typer.Option(help="port (default RWAOPT_PORT)")] = None,
 ) -> None:
-    """Run the HTTP service (uvicorn); the database is migrated at start-up."""
+    """Run the HTTP service (uvicorn); the database is migrated at start-up. Refuses to listen
+    beyond loopback without RWAOPT_API_KEYS. On SIGTERM it stops accepting, ends running
+    solves (their plans are re-queued at the next start) and exits within about 10 s."""
     import uvicorn
 
-    settings = get_settings()
-    uvicorn.run("app.main:app", host=host or settings.host, port=port or settings.port)
+    settings = _run(lambda: _serving(host))
+    uvicorn.run(
+        "app.main:app",
+        host=host or settings.host,
+        port=port or settings.port,
+        timeout_graceful_shutdown=5,  # then open requests are cancelled and solves ended
+        timeout_keep_alive=5,
+    )
+
+
+def _serving(host: str | None) -> Settings:
+    """Checks before `serve` starts: settings valid, keys set beyond loopback, database
+    reachable; each failure one line and an exit code."""
+    settings = _settings()
+    bind = host or settings.host
+    if bind not in LOOPBACK and not settings.keys():
+        raise InvalidInputError(
+            f"refusing to listen on {bind} without API keys: set RWAOPT_API_KEYS (see README "
+            "'Deploying'), or listen on 127.0.0.1"
+        )
+    if not reachable(settings.database_url):
+        shown = make_url(settings.database_url).render_as_string(hide_password=True)
+        raise UnavailableError(f"cannot reach the database at {shown} (RWAOPT_DATABASE_URL)")
+    return settings
+
+
+def _settings() -> Settings:
+    """The process's settings; a bad RWAOPT_* variable is one InvalidInputError naming it."""
+    try:
+        return get_settings()
+    except ValidationError as error:
+        first = error.errors()[0]
+        name = "RWAOPT_" + "_".join(str(x) for x in first["loc"]).upper()
+        raise InvalidInputError(f"{name}: {first['msg']}") from None
 
 
 @cli.command("worker")
@@ -446,7 +510,7 @@ def worker_command(
     """Run an RQ worker for queued plans (RWAOPT_JOBS=rq; Redis at RWAOPT_REDIS_URL)."""
     from app.jobs.queue import run_worker, worker_alive
 
-    settings = get_settings()
+    settings = _run(_settings)
     if check:
         _run(lambda: worker_alive(settings))
         typer.echo("ok")

@@ -67,12 +67,14 @@ def test_redis_persists_its_queue() -> None:
 
 def test_credentials_come_from_the_env_file_and_are_required() -> None:
     text = (ROOT / "docker" / "compose.yaml").read_text()
-    for variable in ("POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB"):
+    for variable in ("POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB", "RWAOPT_API_KEYS"):
         assert f"${{{variable}:?" in text, f"{variable} is not required"
     postgres_env = SERVICES["postgres"]["environment"]
     assert all(str(v).startswith("${") for v in postgres_env.values())
     example = (ROOT / "docker" / ".env.example").read_text()
     assert re.search(r"^POSTGRES_PASSWORD=$", example, re.M)  # no default password shipped
+    assert re.search(r"^RWAOPT_API_KEYS=$", example, re.M)
+    assert "RWAOPT_API_KEYS" in SERVICES["api"]["environment"]  # it listens on 0.0.0.0
     assert "docker/.env" in (ROOT / ".gitignore").read_text().split()
 
 

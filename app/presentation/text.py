@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 from app.schemas.results import (
     AlgorithmResult,
@@ -14,6 +15,27 @@ from app.schemas.results import (
     RwaResponse,
 )
 from models.closed_forms import Unit
+from models.errors import InvalidInputError
+
+UNITS = {
+    "b": 1,
+    "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+    "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
+}  # fmt: skip
+_SIZE = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*")
+
+
+def parse_size(text: str) -> float:
+    """A message size as people write it: '65536', '1e6', '64KiB', '1 MiB', '4MB' (SI units
+    are powers of 10, binary ones powers of 2; what `size_text` prints reads back)."""
+    match = _SIZE.fullmatch(text)
+    unit = match.group(2).lower() if match else ""
+    if match is None or unit not in ("", *UNITS):
+        raise InvalidInputError(
+            f"--message-bytes {text!r}: give bytes, or a number with B, KB, MB, GB, KiB, MiB "
+            "or GiB (e.g. 1MiB)"
+        )
+    return float(match.group(1)) * UNITS.get(unit, 1)
 
 
 def size_text(message_bytes: float) -> str:
