@@ -4,12 +4,12 @@ comes from `app.errors` by class."""
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from fastapi.routing import APIRoute
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -38,6 +38,17 @@ def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     does not use."""
     every = sorted({401, 403, *codes})  # the API-key check guards every /api/v1 operation
     return {code: {"model": ErrorBody, "description": DESCRIPTIONS[code]} for code in every}
+
+
+def _allowed(app: FastAPI, path: str) -> list[str]:
+    """The methods of every operation whose path template matches `path`, read off the
+    OpenAPI document (routers nest, so the document is the one flat list of operations)."""
+    methods: set[str] = set()
+    for template, operations in app.openapi()["paths"].items():
+        pattern = re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(template))
+        if re.fullmatch(pattern, path):
+            methods |= {m.upper() for m in operations if m != "parameters"}
+    return sorted(methods)
 
 
 def answer(error: RwaoptError) -> JSONResponse:
@@ -80,14 +91,7 @@ def install(app: FastAPI) -> None:
         route whose path matched."""
         headers = dict(error.headers or {})
         if error.status_code == 405:
-            path = request.url.path
-            methods = {
-                m
-                for route in app.routes
-                if isinstance(route, APIRoute) and route.path_regex.match(path)
-                for m in route.methods or ()
-            }
-            headers["Allow"] = ", ".join(sorted(methods))
+            headers["Allow"] = ", ".join(_allowed(app, request.url.path))
         message = str(error.detail)
         if error.status_code == 404 and message == "Not Found":
             message = f"no resource at {request.url.path}; the API is under /api/v1 (see /docs)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
+from fastapi import Path
 from pydantic import BeforeValidator
 
 _INTEGER = re.compile(r"-?[0-9]+")
@@ -19,3 +20,11 @@ def _plain_integer(value: Any) -> Any:
 
 
 QueryInt = Annotated[int, BeforeValidator(_plain_integer)]
+
+
+# A job id as the stores make them (UUIDs); anything else (a NUL byte, a 10 kB string) is a
+# 422 before it reaches the database.
+JobId = Annotated[
+    str,
+    Path(pattern=r"^[A-Za-z0-9-]{1,64}$", description="the id the job was created with (a UUID)"),
+]

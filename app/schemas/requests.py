@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 from app.schemas.mirror import Mirror
 from models.algorithms.base import Collective, ShapeMode
@@ -19,6 +29,19 @@ MAX_DEMANDS = 2_000_000
 MAX_TIME_LIMIT_S = 600.0
 MAX_COUNT = 2**31 - 1  # unit lightpaths of one demand
 MAX_RWA_LIGHTPATHS = 1_000_000  # one POST /api/v1/rwa answer lists every unit lightpath
+MAX_PARAMETER_VALUES = 64  # e.g. an OpTree branching list: one factor per stage
+MAX_PER_NODE = 1 << 20  # lightpaths a node may send or receive per slot
+
+
+def _no_bool(value: object) -> object:
+    """JSON `true` is not the integer 1: refuse it where a count is meant (pydantic's lax
+    mode would accept it)."""
+    if isinstance(value, bool):
+        raise ValueError("a number is needed here, not true/false")
+    return value
+
+
+Int = Annotated[int, BeforeValidator(_no_bool)]
 
 
 Demand = Annotated[
@@ -45,9 +68,9 @@ class RwaInput(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    nodes: Annotated[int, Field(ge=2, le=MAX_NODES, description="ring size N")]
-    fibers: Annotated[int, Field(ge=1, le=64, description="fibres per direction F")] = 1
-    wavelengths: Annotated[int, Field(ge=1, le=4096, description="wavelengths per fibre w")] = 64
+    nodes: Annotated[Int, Field(ge=2, le=MAX_NODES, description="ring size N")]
+    fibers: Annotated[Int, Field(ge=1, le=64, description="fibres per direction F")] = 1
+    wavelengths: Annotated[Int, Field(ge=1, le=4096, description="wavelengths per fibre w")] = 64
     demands: Annotated[
         list[Demand],
         Field(
@@ -107,9 +130,9 @@ class RingSpec(Mirror):
 
     model_config = ConfigDict(extra="forbid")
 
-    nodes: int = Field(ge=2, le=MAX_NODES, description="ring size N (nodes/GPUs)")
-    fibers_per_direction: int = Field(default=1, ge=1, le=64, description="fibres per direction F")
-    wavelengths_per_fiber: int = Field(
+    nodes: Int = Field(ge=2, le=MAX_NODES, description="ring size N (nodes/GPUs)")
+    fibers_per_direction: Int = Field(default=1, ge=1, le=64, description="fibres per direction F")
+    wavelengths_per_fiber: Int = Field(
         default=64, ge=1, le=4096, description="wavelengths per fibre w"
     )
 
@@ -131,7 +154,7 @@ class HardwareSpec(BaseModel):
     oeo_cycles_per_flit: float = Field(
         default=1.0, ge=0, le=1e6, description="O/E/O conversion clock cycles per flit"
     )
-    flit_bytes: int = Field(default=32, ge=1, le=1 << 20, description="flit size, bytes")
+    flit_bytes: Int = Field(default=32, ge=1, le=1 << 20, description="flit size, bytes")
     clock_ghz: Annotated[
         float,
         Field(
@@ -146,7 +169,19 @@ class HardwareSpec(BaseModel):
         return Hardware(**self.model_dump())
 
 
-AlgorithmParams = dict[str, int | list[int]]
+def one_or_many(value: object) -> str:
+    """The tag of a `value | list[value]` union, chosen by shape, so a validation error names
+    the branch the value was meant for (a list's item, not "should be a valid integer")."""
+    return "values" if isinstance(value, list) else "value"
+
+
+ParameterInt = Annotated[Int, Field(ge=-MAX_NODES, le=MAX_NODES)]
+ParameterValue = Annotated[
+    Annotated[ParameterInt, Tag("value")]
+    | Annotated[list[ParameterInt], Field(max_length=MAX_PARAMETER_VALUES), Tag("values")],
+    Discriminator(one_or_many),
+]
+AlgorithmParams = Annotated[dict[str, ParameterValue], Field(max_length=16)]
 
 
 class OpticsSpec(BaseModel):
@@ -196,8 +231,8 @@ class FatTreeSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    hosts_per_leaf: int = Field(default=18, ge=1, le=1024, description="half a 36-port switch")
-    spines: int = Field(default=18, ge=1, le=1024, description="level-2 switches")
+    hosts_per_leaf: Int = Field(default=18, ge=1, le=1024, description="half a 36-port switch")
+    spines: Int = Field(default=18, ge=1, le=1024, description="level-2 switches")
     link_gbps: float = Field(default=25.0, gt=0, le=1e4, description="Table 2: 25 Gb/s")
     link_latency_us: float = Field(default=25.0, ge=0, le=1e6, description="Table 2: 25 us")
     simulate: bool = Field(
@@ -234,10 +269,12 @@ class SolveSettings(BaseModel):
         float, Field(gt=0, le=MAX_TIME_LIMIT_S, description="solver time limit per stage, s")
     ] = 10.0
     max_tx_per_node: Annotated[
-        int | None, Field(ge=1, description="most lightpaths a node sends per slot")
+        Int | None,
+        Field(ge=1, le=MAX_PER_NODE, description="most lightpaths a node sends per slot"),
     ] = None
     max_rx_per_node: Annotated[
-        int | None, Field(ge=1, description="most lightpaths a node receives per slot")
+        Int | None,
+        Field(ge=1, le=MAX_PER_NODE, description="most lightpaths a node receives per slot"),
     ] = None
 
     def options(self, max_hops: int | None = None) -> SolveOptions:
@@ -306,7 +343,7 @@ class PlanRequest(SolveSettings):
         ),
     ] = None
     max_lightpath_hops: Annotated[
-        Annotated[int, Field(ge=1, le=MAX_NODES)] | Literal["loss_budget"] | None,
+        Annotated[Int, Field(ge=1, le=MAX_NODES)] | Literal["loss_budget"] | None,
         Field(
             description="routing constraint: no lightpath longer than this many hops; "
             "'loss_budget' = the longest the optics allow. The result says what it costs "

@@ -28,7 +28,7 @@ from pydantic import (
 from pydantic.fields import FieldInfo
 
 from app.schemas.documents import JobDocument, JobStatus
-from app.schemas.requests import PlanRequest, RingSpec
+from app.schemas.requests import PlanRequest, RingSpec, one_or_many
 from models.algorithms.base import Collective, ShapeMode
 from models.closed_forms import Unit
 
@@ -45,19 +45,13 @@ def _axis(info: FieldInfo, name: str) -> tuple[Any, FieldInfo]:
     values = Annotated[list[value], Field(min_length=1, max_length=MAX_AXIS_VALUES)]  # type: ignore[valid-type]
     described = (info.description or name).rstrip(".")
     description = f"{described}. One value for every point, or a list of values to sweep over"
-    # Tagged by shape, so an error names the branch the value was meant for (a list's item,
-    # not "should be a valid integer").
     axis = Annotated[
         Annotated[value, Tag("value")] | Annotated[values, Tag("values")],  # type: ignore[valid-type]
-        Discriminator(_one_or_many),
+        Discriminator(one_or_many),
     ]
     if info.default_factory is not None:
         return axis, Field(default_factory=info.default_factory, description=description)
     return axis, Field(default=info.default, description=description)
-
-
-def _one_or_many(value: Any) -> str:
-    return "values" if isinstance(value, list) else "value"
 
 
 def _fields() -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""A real `uvicorn` process of the service on a free port, for the process-level tests."""
+"""A real `rwaopt serve` process (uvicorn) of the service on a free port, for the
+process-level tests."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ class Server:
     log: Path
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
+    env: dict[str, str] = field(default_factory=dict)
 
     @property
     def base(self) -> str:
@@ -36,8 +38,8 @@ class Server:
         env = dict(os.environ, RWAOPT_DATABASE_URL=self.database_url, RWAOPT_JOBS="inline")
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(self.port)],
-                env=env,
+                [sys.executable, "-m", "app.cli", "serve", "--port", str(self.port)],
+                env=env | self.env,
                 stdout=out,
                 stderr=subprocess.STDOUT,
             )

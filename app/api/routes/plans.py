@@ -11,7 +11,7 @@ from fastapi.responses import StreamingResponse
 from app.api.auth import Caller, caller
 from app.api.deps import admit, enqueue, get_store
 from app.api.errors import responses
-from app.api.params import QueryInt
+from app.api.params import JobId, QueryInt
 from app.errors import NotFoundError, NotReadyError
 from app.jobs.pool import plan_async
 from app.jobs.queue import submit
@@ -156,12 +156,12 @@ def _done(store: PlanStore, plan_id: str, who: Caller) -> PlanResult:
 
 
 @router.get("/{plan_id}", response_model=PlanDocument, responses=responses(404, 422))
-def get_plan(plan_id: str, store: Store, who: Who) -> PlanDocument:
+def get_plan(plan_id: JobId, store: Store, who: Who) -> PlanDocument:
     return _row(store, plan_id, who)
 
 
 @router.delete("/{plan_id}", status_code=204, responses=responses(404, 422))
-def delete_plan(plan_id: str, store: Store, who: Who) -> Response:
+def delete_plan(plan_id: JobId, store: Store, who: Who) -> Response:
     if not store.delete(plan_id, who.owner):
         raise NotFoundError(f"no plan {plan_id!r}")
     return Response(status_code=204)
@@ -180,7 +180,7 @@ def delete_plan(plan_id: str, store: Store, who: Who) -> Response:
     response_class=StreamingResponse,
 )
 def assignment(
-    plan_id: str,
+    plan_id: JobId,
     store: Store,
     who: Who,
     format: Annotated[Literal["csv", "ndjson"], Query(description="csv or ndjson")] = "csv",
@@ -209,7 +209,7 @@ def assignment(
     response_class=Response,
 )
 def plot(
-    plan_id: str,
+    plan_id: JobId,
     kind: Literal["channel-usage", "time-vs-message"],
     fmt: Literal["png", "svg"],
     store: Store,

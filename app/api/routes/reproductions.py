@@ -11,6 +11,7 @@ from fastapi.concurrency import run_in_threadpool
 from app.api.auth import Caller, caller
 from app.api.deps import admit, enqueue, get_reproductions
 from app.api.errors import responses
+from app.api.params import JobId
 from app.errors import NotFoundError, NotReadyError
 from app.jobs.queue import submit_reproduction
 from app.persistence.store import ReproductionStore
@@ -57,7 +58,7 @@ def _row(store: ReproductionStore, reproduction_id: str, who: Caller) -> Reprodu
 @router.get(
     "/{reproduction_id}", response_model=ReproductionDocument, responses=responses(404, 422)
 )
-def get_reproduction(reproduction_id: str, store: Store, who: Who) -> ReproductionDocument:
+def get_reproduction(reproduction_id: JobId, store: Store, who: Who) -> ReproductionDocument:
     return _row(store, reproduction_id, who)
 
 
@@ -69,7 +70,7 @@ def get_reproduction(reproduction_id: str, store: Store, who: Who) -> Reproducti
         **responses(404, 409, 422),
     },
 )
-def reproduction_file(reproduction_id: str, path: str, store: Store, who: Who) -> Response:
+def reproduction_file(reproduction_id: JobId, path: str, store: Store, who: Who) -> Response:
     row = _row(store, reproduction_id, who)
     if row.status != JobStatus.DONE:
         raise NotReadyError(

@@ -13,7 +13,7 @@ from fastapi.responses import StreamingResponse
 from app.api.auth import Caller, caller
 from app.api.deps import admit
 from app.api.errors import responses
-from app.api.params import QueryInt
+from app.api.params import JobId, QueryInt
 from app.errors import NotFoundError
 from app.jobs.queue import stop, submit
 from app.persistence.store import SweepStore
@@ -112,13 +112,13 @@ def _sweep(store: SweepStore, sweep_id: str, who: Caller) -> SweepDocument:
 
 
 @router.get("/{sweep_id}", response_model=SweepDocument, responses=responses(404, 422))
-def get_sweep(sweep_id: str, store: Store, who: Who) -> SweepDocument:
+def get_sweep(sweep_id: JobId, store: Store, who: Who) -> SweepDocument:
     """Status (queued, running, done, failed, cancelled), point counts and an ETA."""
     return _sweep(store, sweep_id, who)
 
 
 @router.delete("/{sweep_id}", status_code=204, responses=responses(404, 422))
-def cancel_sweep(sweep_id: str, store: Store, who: Who) -> Response:
+def cancel_sweep(sweep_id: JobId, store: Store, who: Who) -> Response:
     """Cancel: queued points are dropped, running solves stop, finished points stay."""
     stopped = store.cancel(sweep_id, who.owner)
     if stopped is None:
@@ -140,7 +140,7 @@ def cancel_sweep(sweep_id: str, store: Store, who: Who) -> Response:
     },
 )
 def sweep_results(
-    sweep_id: str,
+    sweep_id: JobId,
     store: Store,
     who: Who,
     format: Annotated[ResultFormat, Query(description="csv, ndjson or json")] = "csv",
@@ -178,7 +178,7 @@ def _json_array(rows: Iterator[SweepRow]) -> Iterator[str]:
     },
 )
 def sweep_plot(
-    sweep_id: str,
+    sweep_id: JobId,
     kind: Literal["steps-vs-nodes", "time-vs-message"],
     fmt: Literal["png", "svg"],
     store: Store,

@@ -1,0 +1,431 @@
+"""The service under a careless or hostile client and under faults (issue 13's findings, one
+regression test each): API keys and owners, admission control, bounded inputs, cancellation
+and shutdown, failures in the error format, HTTP hygiene."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from fastapi.testclient import TestClient
+
+from app.errors import ErrorBody, JobCancelledError, SolverBusyError, internal
+from app.jobs.processes import SolverPool
+from app.persistence.store import PlanStore
+from app.schemas.documents import JobStatus
+from app.schemas.requests import PlanRequest
+from app.settings import get_settings
+from tests.app.conftest import _admin_dsn, fresh_postgres
+from tests.app.server import Server
+
+SMALL = {
+    "ring": {"nodes": 8, "wavelengths_per_fiber": 2},
+    "collective": "allgather",
+    "algorithms": ["ring"],
+    "message_sizes_bytes": [4096],
+}
+WRITER, READER, OTHER = "w" * 16 + "-writer", "r" * 16 + "-reader", "o" * 16 + "-other"
+
+
+@pytest.fixture
+def env_client(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[TestClient, pytest.MonkeyPatch]]:
+    """A client whose settings a test changes through the environment first."""
+    monkeypatch.setenv("RWAOPT_DATABASE_URL", f"sqlite:///{tmp_path / 'h.db'}")
+    monkeypatch.setenv("RWAOPT_JOBS", "inline")
+    get_settings.cache_clear()
+    from app.main import app
+
+    with TestClient(app) as client:
+        yield client, monkeypatch
+    get_settings.cache_clear()
+
+
+def _set(monkeypatch: pytest.MonkeyPatch, **values: str) -> None:
+    for key, value in values.items():
+        monkeypatch.setenv(f"RWAOPT_{key.upper()}", value)
+    get_settings.cache_clear()
+
+
+# --- API keys ----------------------------------------------------------------------------------
+
+
+def test_api_keys_authenticate_authorise_and_separate_owners(
+    env_client: tuple[TestClient, pytest.MonkeyPatch],
+) -> None:
+    client, mp = env_client
+    _set(mp, api_keys=f"{WRITER},{READER}:read,{OTHER}")
+    r = client.get("/api/v1/plans")
+    assert r.status_code == 401 and r.json()["code"] == "unauthorized"
+    r = client.get("/api/v1/plans", headers={"X-API-Key": "x" * 20})
+    assert r.status_code == 401 and "unknown API key" in r.json()["message"]
+    r = client.post("/api/v1/plans", json=SMALL, headers={"X-API-Key": READER})
+    assert r.status_code == 403 and r.json()["code"] == "forbidden"
+    mine = client.post("/api/v1/plans", json=SMALL, headers={"X-API-Key": WRITER})
+    assert mine.status_code == 200
+    plan_id = mine.json()["id"]
+    # another key cannot see, list or delete it
+    assert client.get(f"/api/v1/plans/{plan_id}", headers={"X-API-Key": OTHER}).status_code == 404
+    assert client.get("/api/v1/plans", headers={"X-API-Key": OTHER}).json()["total"] == 0
+    assert (
+        client.delete(f"/api/v1/plans/{plan_id}", headers={"X-API-Key": OTHER}).status_code == 404
+    )
+    listed = client.get("/api/v1/plans", headers={"X-API-Key": WRITER}).json()
+    assert [p["id"] for p in listed["items"]] == [plan_id]
+    # a read-only key of ... its own owner digest: it sees only what it made (nothing)
+    assert client.get("/api/v1/plans", headers={"X-API-Key": READER}).json()["total"] == 0
+    # health, readiness and the docs need no key
+    assert client.get("/health").status_code == 200
+    assert client.get("/openapi.json").status_code == 200
+
+
+def test_openapi_declares_the_key_scheme(env_client: tuple[TestClient, pytest.MonkeyPatch]) -> None:
+    client, _ = env_client
+    document = client.get("/openapi.json").json()
+    schemes = document["components"]["securitySchemes"]
+    assert schemes["APIKeyHeader"] == {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-API-Key",
+        "description": schemes["APIKeyHeader"]["description"],
+    }
+    post = document["paths"]["/api/v1/plans"]["post"]
+    assert {"APIKeyHeader": []} in post["security"]
+    assert {"401", "403", "429"} <= set(post["responses"])
+
+
+def test_serve_refuses_other_interfaces_without_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from app.cli import cli
+
+    monkeypatch.delenv("RWAOPT_API_KEYS", raising=False)
+    get_settings.cache_clear()
+    result = CliRunner().invoke(cli, ["serve", "--host", "0.0.0.0"])
+    assert result.exit_code == 2 and "without API keys" in result.output
+    monkeypatch.setenv("RWAOPT_API_KEYS", "short")
+    get_settings.cache_clear()
+    result = CliRunner().invoke(cli, ["serve"])
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1 and result.output.startswith("error: RWAOPT_API_KEYS")
+    get_settings.cache_clear()
+
+
+def test_a_bad_database_url_at_start_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from app.cli import cli
+
+    monkeypatch.setenv("RWAOPT_DATABASE_URL", "postgresql+psycopg://u:secret@127.0.0.1:1/x")
+    get_settings.cache_clear()
+    result = CliRunner().invoke(cli, ["serve"])
+    get_settings.cache_clear()
+    assert result.exit_code == 3
+    assert result.output.count("\n") == 1 and "secret" not in result.output
+
+
+# --- admission control and bounded inputs -----------------------------------------------------
+
+
+def test_queue_is_bounded_with_429_and_retry_after(
+    env_client: tuple[TestClient, pytest.MonkeyPatch],
+) -> None:
+    client, mp = env_client
+    from app.api.routes import plans, sweeps
+
+    held: list[str] = []
+    mp.setattr(plans, "submit", held.append)
+    mp.setattr(sweeps, "submit", held.append)
+    _set(mp, max_queued_jobs="2")
+    for _ in range(2):
+        assert client.post("/api/v1/plans", json=SMALL, params={"wait": "false"}).status_code == 202
+    r = client.post("/api/v1/plans", json=SMALL, params={"wait": "false"})
+    assert r.status_code == 429 and r.json()["code"] == "queue_full"
+    assert int(r.headers["Retry-After"]) > 0
+    grid = {"collective": "allgather", "nodes": [8, 16], "message_sizes_bytes": [1]}
+    assert client.post("/api/v1/sweeps", json=grid).status_code == 429
+    assert client.get("/api/v1/sweeps").json()["total"] == 0  # nothing stored
+    store = PlanStore(get_settings().database_url)
+    for plan_id in held:  # not left queued for the next start
+        store.fail(plan_id, ErrorBody(code="test", message="held by the test"))
+
+
+@pytest.mark.parametrize(
+    ("change", "where"),
+    [
+        ({"max_tx_per_node": True}, "max_tx_per_node"),
+        ({"max_tx_per_node": 10**30}, "max_tx_per_node"),
+        ({"ring": {"nodes": True}}, "ring.nodes"),
+        (
+            {"algorithms": ["optree"], "parameters": {"optree": {"branching": [2] * 200_000}}},
+            "branching",
+        ),
+    ],
+)
+def test_unbounded_or_boolean_values_are_refused(
+    env_client: tuple[TestClient, pytest.MonkeyPatch], change: dict, where: str
+) -> None:
+    client, _ = env_client
+    r = client.post("/api/v1/plans", json={**SMALL, **change})
+    assert r.status_code == 422, r.text
+    assert where in r.json()["message"]
+
+
+def test_body_size_is_capped_before_it_is_read(
+    env_client: tuple[TestClient, pytest.MonkeyPatch],
+) -> None:
+    client, mp = env_client
+    _set(mp, max_body_bytes="4096")
+    big = {"nodes": 8, "demands": [[0, 1, 1]] * 2000}
+    r = client.post("/api/v1/rwa", json=big)
+    assert r.status_code == 413 and r.json()["code"] == "too_large"
+    assert client.post("/api/v1/rwa", json={"nodes": 8, "demands": [[0, 1, 1]]}).status_code == 200
+
+
+def test_a_trickling_body_times_out() -> None:
+    """The middleware alone, with a client that sends half a body and then nothing."""
+    from app.api.limits import BodyLimits
+
+    sent: list[dict] = []
+
+    async def app(scope, receive, send):  # type: ignore[no-untyped-def]
+        while (await receive()).get("more_body"):
+            pass
+
+    async def receive():  # type: ignore[no-untyped-def]
+        if not sent:
+            sent.append({})
+            return {"type": "http.request", "body": b"{", "more_body": True}
+        await asyncio.sleep(10)
+        return {"type": "http.disconnect"}
+
+    answers: list[dict] = []
+
+    async def send(message):  # type: ignore[no-untyped-def]
+        answers.append(message)
+
+    os.environ["RWAOPT_BODY_TIMEOUT_S"] = "0.2"
+    get_settings.cache_clear()
+    try:
+        started = time.monotonic()
+        asyncio.run(BodyLimits(app)({"type": "http", "headers": []}, receive, send))
+        assert time.monotonic() - started < 2
+    finally:
+        del os.environ["RWAOPT_BODY_TIMEOUT_S"]
+        get_settings.cache_clear()
+    assert answers[0]["status"] == 408
+    assert json.loads(answers[1]["body"])["code"] == "body_timeout"
+
+
+def test_a_nul_byte_in_an_id_is_422_on_postgresql(monkeypatch: pytest.MonkeyPatch) -> None:
+    with fresh_postgres() as url:
+        monkeypatch.setenv("RWAOPT_DATABASE_URL", url)
+        get_settings.cache_clear()
+        from app.main import app
+
+        with TestClient(app) as client:
+            r = client.get("/api/v1/plans/abc%00def")
+            assert r.status_code == 422 and r.json()["code"] == "invalid_input"
+            assert client.get("/api/v1/sweeps/" + "a" * 100).status_code == 422
+    get_settings.cache_clear()
+
+
+# --- solver processes: busy, cancelled, dying with the server ----------------------------------
+
+
+def _sleep(seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
+def test_busy_pool_answers_busy_and_a_stop_ends_the_solve_at_once() -> None:
+    pool = SolverPool(1)
+    try:
+        assert pool.run(_sleep, 0.0) == 0.0  # start the process
+        (first,) = pool.pids()
+        stop = threading.Event()
+        errors: list[BaseException] = []
+
+        def long_call() -> None:
+            try:
+                pool.run(_sleep, 60.0, stop=stop)
+            except BaseException as error:
+                errors.append(error)
+
+        caller = threading.Thread(target=long_call)
+        caller.start()
+        time.sleep(0.5)
+        with pytest.raises(SolverBusyError):
+            pool.run(_sleep, 0.0, wait_s=0.1)
+        started = time.monotonic()
+        stop.set()
+        caller.join(timeout=5)
+        assert time.monotonic() - started < 2
+        assert isinstance(errors[0], JobCancelledError)
+        assert not Path(f"/proc/{first}").exists() or _zombie(first)  # the process is ended
+        assert pool.run(_sleep, 0.0) == 0.0  # and replaced on next use
+        assert pool.pids() != [first]
+    finally:
+        pool.close()
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+    except OSError:
+        return True
+
+
+def test_solver_processes_die_with_a_killed_server(tmp_path: Path) -> None:
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import sys, time\n"
+        f"sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})\n"
+        "from app.jobs.processes import SolverPool\n"
+        "from tests.app.test_hardening import _sleep\n"
+        "if __name__ == '__main__':\n"
+        "    pool = SolverPool(1)\n"
+        "    pool.run(_sleep, 0.0)\n"
+        "    print(pool.pids()[0], flush=True)\n"
+        "    pool.run(_sleep, 600.0)\n"
+    )
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    time.sleep(0.5)
+    parent.send_signal(signal.SIGKILL)
+    parent.wait(timeout=10)
+    parent.stdout.close()
+    deadline = time.monotonic() + 5
+    while Path(f"/proc/{child}").exists() and not _zombie(child):
+        assert time.monotonic() < deadline, "the solver process outlived its parent"
+        time.sleep(0.1)
+
+
+# --- shutdown and restarts ---------------------------------------------------------------------
+
+
+def test_sigterm_ends_running_solves_and_exits_within_10_s(tmp_path: Path) -> None:
+    server = Server(f"sqlite:///{tmp_path / 's.db'}", tmp_path / "uvicorn.log").start()
+    assert server.process is not None
+    long_plan = {
+        "ring": {"nodes": 128, "wavelengths_per_fiber": 8},
+        "collective": "alltoall",
+        "algorithms": ["tra"],
+        "message_sizes_bytes": [1048576],
+        "search_budget_s": 120,
+    }
+    status, body, _ = server.request("POST", "/api/v1/plans?wait=false", long_plan)
+    assert status == 202
+    plan_id = json.loads(body)["id"]
+    deadline = time.monotonic() + 30
+    while json.loads(server.request("GET", f"/api/v1/plans/{plan_id}")[1])["status"] != "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    time.sleep(1.0)
+    started = time.monotonic()
+    server.process.send_signal(signal.SIGTERM)
+    server.process.wait(timeout=15)
+    assert time.monotonic() - started < 10
+    server.process = None
+    store = PlanStore(server.database_url)
+    row = store.get(plan_id)
+    assert row is not None and row.status == JobStatus.RUNNING  # re-queued at the next start
+    assert store.requeue_unfinished() == [plan_id]
+
+
+def test_a_plan_that_killed_the_server_twice_is_failed(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    store = PlanStore(url)
+    store.migrate()
+    plan = store.create(PlanRequest.model_validate(SMALL))
+    for start in range(PlanStore.MAX_STARTS):
+        assert store.mark_running(plan.id)  # a run starts, then the server dies
+        requeued = store.requeue_unfinished()
+        assert requeued == ([plan.id] if start < PlanStore.MAX_STARTS - 1 else [])
+    row = store.get(plan.id)
+    assert row is not None and row.status == JobStatus.FAILED
+    assert row.error is not None and "stopped 2 times" in row.error.message
+
+
+# --- failures in the error format --------------------------------------------------------------
+
+
+def test_losing_postgresql_is_503_database_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
+    with fresh_postgres() as url:
+        monkeypatch.setenv("RWAOPT_DATABASE_URL", url)
+        get_settings.cache_clear()
+        from app.main import app
+
+        with TestClient(app) as client:
+            assert client.get("/api/v1/plans").status_code == 200
+            name = url.rsplit("/", 1)[1]
+            with psycopg.connect(
+                _admin_dsn(url.rsplit("/", 1)[0] + "/test"), autocommit=True
+            ) as admin:
+                admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+            r = client.get("/api/v1/plans")
+            assert r.status_code == 503
+            assert r.json()["code"] == "database_unavailable" and r.headers["Retry-After"]
+            assert client.get("/ready").status_code == 503
+            with psycopg.connect(
+                _admin_dsn(url.rsplit("/", 1)[0] + "/test"), autocommit=True
+            ) as admin:
+                admin.execute(f'CREATE DATABASE "{name}"')  # for fresh_postgres to drop
+    get_settings.cache_clear()
+
+
+def test_internal_errors_carry_no_trace() -> None:
+    try:
+        raise ValueError("/home/user/secret/path.py line 3")
+    except ValueError as error:
+        wrapped = internal(error)
+    assert wrapped.detail == {}
+    assert "/" not in wrapped.message and "ValueError" in wrapped.message
+
+
+def test_ready_checks_redis_in_rq_mode(env_client: tuple[TestClient, pytest.MonkeyPatch]) -> None:
+    client, mp = env_client
+    _set(mp, jobs="rq", redis_url="redis://127.0.0.1:1/0")
+    r = client.get("/ready")
+    assert r.status_code == 503 and "Redis" in r.json()["reason"]
+
+
+# --- HTTP hygiene ------------------------------------------------------------------------------
+
+
+def test_405_lists_the_allowed_methods(env_client: tuple[TestClient, pytest.MonkeyPatch]) -> None:
+    client, _ = env_client
+    r = client.put("/api/v1/plans")
+    assert r.status_code == 405 and set(r.headers["Allow"].split(", ")) == {"GET", "POST"}
+
+
+def test_cors_is_off_by_default_and_configurable(
+    env_client: tuple[TestClient, pytest.MonkeyPatch],
+) -> None:
+    client, mp = env_client
+    origin = {"Origin": "https://planner.example"}
+    assert "access-control-allow-origin" not in client.get("/health", headers=origin).headers
+    _set(mp, cors_origins="https://planner.example")
+    r = client.get("/health", headers=origin)
+    assert r.headers["access-control-allow-origin"] == "https://planner.example"
+    preflight = client.options(
+        "/api/v1/plans",
+        headers={
+            **origin,
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "X-API-Key",
+        },
+    )
+    assert preflight.status_code == 200
