@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import APIRouter, Depends, FastAPI, Response
+from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel
 
@@ -46,8 +47,18 @@ async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     dispose_all()
 
 
+def _operation_id(route: APIRoute) -> str:
+    """Short operation ids (the endpoint's function name): generated clients get
+    `create_plan`, not `create_plan_api_v1_plans_post`."""
+    return route.name
+
+
 app = FastAPIOffline(
-    title="rwaopt", version=__version__, description=DESCRIPTION, lifespan=lifespan
+    title="rwaopt",
+    version=__version__,
+    description=DESCRIPTION,
+    lifespan=lifespan,
+    generate_unique_id_function=_operation_id,
 )
 errors.install(app)
 app.add_middleware(Cors)

@@ -49,15 +49,13 @@ Demand = Annotated[
     WithJsonSchema(
         {
             "type": "array",
-            "prefixItems": [
-                {"type": "integer", "title": "source", "minimum": 0, "maximum": MAX_NODES - 1},
-                {"type": "integer", "title": "destination", "minimum": 0, "maximum": MAX_NODES - 1},
-                {"type": "integer", "title": "count", "minimum": 1, "maximum": MAX_COUNT},
-                {"type": "string", "enum": ["cw", "ccw", "any"], "title": "direction"},
-            ],
-            "items": False,
+            "description": "[source, destination, count] or [source, destination, count, "
+            "direction]: source and destination are nodes 0..N-1, count >= 1 unit lightpaths, "
+            "direction 'cw', 'ccw' or 'any'",
+            "items": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
             "minItems": 3,
             "maxItems": 4,
+            "example": [0, 3, 2, "cw"],
         }
     ),
 ]

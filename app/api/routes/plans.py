@@ -171,7 +171,7 @@ def delete_plan(plan_id: JobId, store: Store, who: Who) -> Response:
     "/{plan_id}/assignment",
     responses={
         200: {
-            "content": {"text/csv": {}, "application/x-ndjson": {}},
+            "content": {"text/csv": {"schema": {"type": "string"}}, "application/x-ndjson": {"schema": {"type": "string"}}},
             "description": "one row per lightpath: algorithm, stage, source, destination, "
             "direction, fiber, wavelength, slot, hops",
         },
@@ -203,7 +203,10 @@ def assignment(
 @router.get(
     "/{plan_id}/plots/{kind}.{fmt}",
     responses={
-        200: {"content": {"image/png": {}, "image/svg+xml": {}}, "description": "the plot"},
+        200: {
+            "content": {"image/png": {"schema": {"type": "string", "format": "binary"}}, "image/svg+xml": {"schema": {"type": "string", "format": "binary"}}},
+            "description": "the plot",
+        },
         **responses(404, 409, 422),
     },
     response_class=Response,

@@ -66,7 +66,10 @@ def get_reproduction(reproduction_id: JobId, store: Store, who: Who) -> Reproduc
     "/{reproduction_id}/files/{path:path}",
     response_class=Response,
     responses={
-        200: {"description": "a file of the report (markdown, HTML, JSON, CSV, SVG or PNG)"},
+        200: {
+            "description": "a file of the report (markdown, HTML, JSON, CSV, SVG or PNG)",
+            "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
+        },
         **responses(404, 409, 422),
     },
 )

@@ -132,7 +132,11 @@ def cancel_sweep(sweep_id: JobId, store: Store, who: Who) -> Response:
     response_class=StreamingResponse,
     responses={
         200: {
-            "content": {"text/csv": {}, "application/x-ndjson": {}, "application/json": {}},
+            "content": {
+                "text/csv": {"schema": {"type": "string"}},
+                "application/x-ndjson": {"schema": {"type": "string"}},
+                "application/json": {"schema": {"type": "array", "items": {"type": "object"}}},
+            },
             "description": "one row per point, algorithm and message size (see SweepRow); a "
             "point without a result has one row with its status and error",
         },
@@ -173,7 +177,10 @@ def _json_array(rows: Iterator[SweepRow]) -> Iterator[str]:
     "/{sweep_id}/plots/{kind}.{fmt}",
     response_class=Response,
     responses={
-        200: {"content": {"image/png": {}, "image/svg+xml": {}}, "description": "the plot"},
+        200: {
+            "content": {"image/png": {"schema": {"type": "string", "format": "binary"}}, "image/svg+xml": {"schema": {"type": "string", "format": "binary"}}},
+            "description": "the plot",
+        },
         **responses(404, 422),
     },
 )
