@@ -32,6 +32,11 @@ DESCRIPTIONS = {
 }
 
 
+# Response bodies that are not JSON, as OpenAPI schemas (so generated clients read them).
+BINARY: dict[str, Any] = {"schema": {"type": "string", "format": "binary"}}
+TEXT: dict[str, Any] = {"schema": {"type": "string"}}
+
+
 def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI entries for the error statuses an operation can answer, all as {code, message,
     detail}; listing 422 replaces FastAPI's default validation-error schema, which our handler

@@ -9,7 +9,6 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -93,7 +92,7 @@ def _calls(client, anonymous, models, create_plan, get_plan, solve, list_algorit
     plan = create_plan.sync(client=client, body=body)
     assert isinstance(plan, models.PlanDocument), plan
     assert plan.status == models.JobStatus.DONE
-    ring = [a for a in plan.result.algorithms if a.algorithm == "ring"][0]
+    ring = next(a for a in plan.result.algorithms if a.algorithm == "ring")
     assert ring.true_steps == 7 and ring.steps_lower_bound == 7  # N - 1 for the ring all-gather
     again = get_plan.sync(plan.id, client=client)
     assert again.id == plan.id and again.result.to_dict() == plan.result.to_dict()

@@ -10,7 +10,7 @@ from fastapi.responses import StreamingResponse
 
 from app.api.auth import Caller, caller
 from app.api.deps import admit, enqueue, get_store
-from app.api.errors import responses
+from app.api.errors import BINARY, TEXT, responses
 from app.api.params import JobId, QueryInt
 from app.errors import NotFoundError, NotReadyError
 from app.jobs.pool import plan_async
@@ -171,7 +171,7 @@ def delete_plan(plan_id: JobId, store: Store, who: Who) -> Response:
     "/{plan_id}/assignment",
     responses={
         200: {
-            "content": {"text/csv": {"schema": {"type": "string"}}, "application/x-ndjson": {"schema": {"type": "string"}}},
+            "content": {"text/csv": TEXT, "application/x-ndjson": TEXT},
             "description": "one row per lightpath: algorithm, stage, source, destination, "
             "direction, fiber, wavelength, slot, hops",
         },
@@ -204,7 +204,7 @@ def assignment(
     "/{plan_id}/plots/{kind}.{fmt}",
     responses={
         200: {
-            "content": {"image/png": {"schema": {"type": "string", "format": "binary"}}, "image/svg+xml": {"schema": {"type": "string", "format": "binary"}}},
+            "content": {"image/png": BINARY, "image/svg+xml": BINARY},
             "description": "the plot",
         },
         **responses(404, 409, 422),

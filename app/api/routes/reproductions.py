@@ -10,7 +10,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from app.api.auth import Caller, caller
 from app.api.deps import admit, enqueue, get_reproductions
-from app.api.errors import responses
+from app.api.errors import BINARY, responses
 from app.api.params import JobId
 from app.errors import NotFoundError, NotReadyError
 from app.jobs.queue import submit_reproduction
@@ -68,7 +68,7 @@ def get_reproduction(reproduction_id: JobId, store: Store, who: Who) -> Reproduc
     responses={
         200: {
             "description": "a file of the report (markdown, HTML, JSON, CSV, SVG or PNG)",
-            "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
+            "content": {"application/octet-stream": BINARY},
         },
         **responses(404, 409, 422),
     },

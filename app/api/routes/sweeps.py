@@ -12,7 +12,7 @@ from fastapi.responses import StreamingResponse
 
 from app.api.auth import Caller, caller
 from app.api.deps import admit
-from app.api.errors import responses
+from app.api.errors import BINARY, TEXT, responses
 from app.api.params import JobId, QueryInt
 from app.errors import NotFoundError
 from app.jobs.queue import stop, submit
@@ -133,8 +133,8 @@ def cancel_sweep(sweep_id: JobId, store: Store, who: Who) -> Response:
     responses={
         200: {
             "content": {
-                "text/csv": {"schema": {"type": "string"}},
-                "application/x-ndjson": {"schema": {"type": "string"}},
+                "text/csv": TEXT,
+                "application/x-ndjson": TEXT,
                 "application/json": {"schema": {"type": "array", "items": {"type": "object"}}},
             },
             "description": "one row per point, algorithm and message size (see SweepRow); a "
@@ -178,7 +178,7 @@ def _json_array(rows: Iterator[SweepRow]) -> Iterator[str]:
     response_class=Response,
     responses={
         200: {
-            "content": {"image/png": {"schema": {"type": "string", "format": "binary"}}, "image/svg+xml": {"schema": {"type": "string", "format": "binary"}}},
+            "content": {"image/png": BINARY, "image/svg+xml": BINARY},
             "description": "the plot",
         },
         **responses(404, 422),
