@@ -6,8 +6,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import lru_cache
+from importlib import resources
+from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI, Response
+from fastapi.openapi.docs import get_redoc_html
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import HTMLResponse
 from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel
@@ -15,6 +21,7 @@ from pydantic import BaseModel
 from app import __version__
 from app.api import errors
 from app.api.auth import caller
+from app.api.glossary import describe
 from app.api.limits import BodyLimits, Cors
 from app.api.routes import algorithms, plans, reproductions, rwa, sweeps
 from app.jobs import pool, queue
@@ -59,8 +66,52 @@ app = FastAPIOffline(
     description=DESCRIPTION,
     lifespan=lifespan,
     generate_unique_id_function=_operation_id,
+    redoc_url=None,  # served below, with a ReDoc that makes no request beyond this server
 )
 errors.install(app)
+
+
+def _openapi() -> dict[str, Any]:
+    """FastAPI's document, with every property described (app.api.glossary)."""
+    if app.openapi_schema is None:
+        app.openapi_schema = describe(
+            get_openapi(
+                title=app.title,
+                version=app.version,
+                description=app.description,
+                routes=app.routes,
+            )
+        )
+    return app.openapi_schema
+
+
+app.openapi = _openapi  # type: ignore[method-assign]
+
+REDOC_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg"  # in the "API docs by Redocly" footer
+
+
+@lru_cache(maxsize=1)
+def _redoc_js() -> bytes:
+    """fastapi-offline's ReDoc bundle without its one outside request (the footer logo,
+    which hides itself when it does not load)."""
+    bundle = resources.files("fastapi_offline") / "static" / "redoc.standalone.js"
+    return bundle.read_bytes().replace(REDOC_LOGO.encode(), b"data:,")
+
+
+@app.get("/redoc", include_in_schema=False)
+def redoc() -> HTMLResponse:
+    return get_redoc_html(
+        openapi_url="/openapi.json",
+        title="rwaopt - ReDoc",
+        redoc_js_url="/redoc.standalone.js",
+        redoc_favicon_url="/static-offline-docs/favicon.png",
+        with_google_fonts=False,
+    )
+
+
+@app.get("/redoc.standalone.js", include_in_schema=False)
+def redoc_js() -> Response:
+    return Response(_redoc_js(), media_type="application/javascript")
 app.add_middleware(Cors)
 app.add_middleware(BodyLimits)  # outermost: before anything reads a body
 

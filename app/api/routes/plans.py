@@ -14,7 +14,7 @@ from app.api.errors import BINARY, TEXT, responses
 from app.api.params import JobId, QueryInt
 from app.errors import NotFoundError, NotReadyError
 from app.jobs.pool import plan_async
-from app.jobs.queue import submit
+from app.jobs.queue import stop, submit
 from app.persistence.store import PlanStore
 from app.planning import prepare
 from app.presentation.lightpath_table import rows
@@ -164,6 +164,7 @@ def get_plan(plan_id: JobId, store: Store, who: Who) -> PlanDocument:
 def delete_plan(plan_id: JobId, store: Store, who: Who) -> Response:
     if not store.delete(plan_id, who.owner):
         raise NotFoundError(f"no plan {plan_id!r}")
+    stop([plan_id])  # a running solve ends now (inline jobs notice the deletion themselves)
     return Response(status_code=204)
 
 
