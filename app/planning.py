@@ -16,7 +16,12 @@ from app.settings import get_settings
 from models.algorithms.base import Algorithm, Collective, Params, ShapeMode
 from models.algorithms.catalog import algorithms, get_algorithm
 from models.electrical import FatTree
-from models.errors import AlgorithmRefusedError, InvalidInputError, UnknownAlgorithmError
+from models.errors import (
+    AlgorithmRefusedError,
+    InvalidInputError,
+    LimitExceededError,
+    UnknownAlgorithmError,
+)
 from models.optics import OpticalParameters
 from models.optics import max_hops as max_hops_for
 from models.ring import Hardware, Ring
@@ -28,6 +33,7 @@ from solver.shape_search import BestShape, search_best_shape
 from solver.solve import check_exact_size
 
 PlanProgress = Callable[[str, int, int], None]
+MAX_STAGES = 20_000  # per algorithm: far above any catalog shape at N <= 4096, far below a typo
 
 
 @dataclass(frozen=True)
@@ -150,8 +156,14 @@ def prepare(request: PlanRequest) -> PlanSpec:
             f"the electrical baseline compares all-reduce (E-Ring, E-RD), not {collective}; "
             "drop electrical or plan allreduce"
         )
-    for choice in choices:  # an exact method too large for a stage: refuse before solving
-        for stage in choice.algorithm.stages(ring, choice.params):
+    for choice in choices:  # too many stages, or a stage too large for an exact method
+        stages = choice.algorithm.stages(ring, choice.params)
+        if len(stages) > MAX_STAGES:
+            raise LimitExceededError(
+                f"{choice.algorithm.name} has {len(stages)} stages with these parameters; at "
+                f"most {MAX_STAGES}: choose a shape with fewer stages"
+            )
+        for stage in stages:
             check_exact_size(stage, request.method)
     return PlanSpec(
         collective=collective,

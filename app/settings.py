@@ -85,6 +85,15 @@ class Settings(BaseSettings):
             "process before it is answered 503 with Retry-After, s",
         ),
     ] = 30.0
+    max_solve_s: Annotated[
+        float,
+        Field(
+            gt=0,
+            le=7 * 24 * 3600,
+            description="longest one plan, rwa call or reproduction may solve, s; it is then "
+            "ended and answered 413 (RQ jobs: their job timeout)",
+        ),
+    ] = 3600.0
     max_queued_jobs: Annotated[
         int,
         Field(

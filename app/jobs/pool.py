@@ -101,14 +101,18 @@ def plan_in_pool(
     """Blocking: solve a checked plan in a solver process (raises the solver's RwaoptError);
     `progress` (picklable) runs in the solver process after each stage; setting `stop` ends
     the solve (JobCancelledError)."""
-    outcome: SolvedPlan | ErrorBody = pool(processes).run(_plan, spec, progress, stop=stop)
+    limit = get_settings().max_solve_s
+    outcome: SolvedPlan | ErrorBody = pool(processes).run(
+        _plan, spec, progress, stop=stop, limit_s=limit
+    )
     return _answer(outcome)
 
 
 def reproduce_in_pool(request: ReproductionRequest, processes: int) -> Reproduction:
     """Blocking: a reproduction in a solver process (its report written to a temporary
     directory)."""
-    outcome: Reproduction | ErrorBody = pool(processes).run(_reproduce, request)
+    limit = get_settings().max_solve_s
+    outcome: Reproduction | ErrorBody = pool(processes).run(_reproduce, request, limit_s=limit)
     return _answer(outcome)
 
 
@@ -143,7 +147,8 @@ async def _in_pool(
     """Run `work` in `target` from the event loop; a client that goes away or a cancelled
     request ends the solve."""
     stop = threading.Event()
-    call = functools.partial(target.run, work, *args, stop=stop, wait_s=wait_s)
+    limit = get_settings().max_solve_s
+    call = functools.partial(target.run, work, *args, stop=stop, wait_s=wait_s, limit_s=limit)
     future = asyncio.get_running_loop().run_in_executor(_callers.get(64), call)
     try:
         while True:

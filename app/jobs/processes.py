@@ -15,11 +15,13 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
 from app.errors import JobCancelledError, SolverBusyError, SolverCrashedError
+from models.errors import LimitExceededError
 
 POLL_S = 0.05
 PR_SET_PDEATHSIG = 1
@@ -69,12 +71,27 @@ class SolverProcess:
     def pid(self) -> int | None:
         return self._process.pid
 
-    def call(self, work: Callable[..., Any], args: tuple[Any, ...], stop: StopSignals) -> Any:
+    def call(
+        self,
+        work: Callable[..., Any],
+        args: tuple[Any, ...],
+        stop: StopSignals,
+        limit_s: float | None = None,
+    ) -> Any:
         """Run `work(*args)` in the process. Raises JobCancelledError (the call's stop event
-        was set), PoolClosedError (shutdown) or SolverCrashedError (the process died); after
-        any of these the process is dead and must not be reused."""
+        was set), PoolClosedError (shutdown), LimitExceededError (it ran past `limit_s`) or
+        SolverCrashedError (the process died); after any of these the process is dead and
+        must not be reused."""
         self._connection.send((work, args))
+        deadline = None if limit_s is None else time.monotonic() + limit_s
         while not self._connection.poll(POLL_S):
+            if deadline is not None and time.monotonic() > deadline:
+                self.kill()
+                raise LimitExceededError(
+                    f"the solve ran past its limit of {limit_s:g} s (RWAOPT_MAX_SOLVE_S) and "
+                    "was ended; ask for less: a smaller ring, fewer algorithms, a shorter "
+                    "time_limit_s or search_budget_s"
+                )
             if stop.call.is_set() or stop.pool.is_set():
                 self.kill()
                 if stop.pool.is_set():
@@ -126,6 +143,7 @@ class SolverPool:
         *args: Any,
         stop: threading.Event | None = None,
         wait_s: float | None = None,
+        limit_s: float | None = None,
     ) -> Any:
         if self._closing.is_set():
             raise PoolClosedError
@@ -144,9 +162,8 @@ class SolverPool:
         try:
             process = self._take()
             try:
-                outcome = process.call(
-                    work, args, StopSignals(stop or threading.Event(), self._closing)
-                )
+                signals = StopSignals(stop or threading.Event(), self._closing)
+                outcome = process.call(work, args, signals, limit_s)
             except BaseException:
                 with self._lock:
                     self._busy.discard(process)

@@ -43,8 +43,6 @@ from models.errors import RwaoptError
 log = logging.getLogger("rwaopt.jobs")
 Doc = TypeVar("Doc", PlanDocument, ReproductionDocument)
 
-JOB_TIMEOUT_S = 24 * 3600
-
 
 def run_plan_job(
     plan_id: str, database_url: str | None = None, solver_processes: int | None = None
@@ -147,7 +145,7 @@ def _enqueue(job: Callable[[str, str, int | None], str], job_id: str, settings: 
         job,
         job_id,
         settings.database_url,
-        job_timeout=JOB_TIMEOUT_S,
+        job_timeout=int(settings.max_solve_s) + 60,  # the horse is killed past it
         job_id=job_id,
         on_failure=Callback(on_job_failure),
         retry=Retry(max=retries) if retries else None,

@@ -429,3 +429,72 @@ def test_cors_is_off_by_default_and_configurable(
         },
     )
     assert preflight.status_code == 200
+
+
+def test_a_solve_past_its_limit_is_ended() -> None:
+    from models.errors import LimitExceededError
+
+    pool = SolverPool(1)
+    try:
+        started = time.monotonic()
+        with pytest.raises(LimitExceededError, match="RWAOPT_MAX_SOLVE_S"):
+            pool.run(_sleep, 30.0, limit_s=0.5)
+        assert time.monotonic() - started < 5
+        assert pool.run(_sleep, 0.0) == 0.0
+    finally:
+        pool.close()
+
+
+def _read_children(task: Path) -> list[str]:
+    """Children of one thread (a process started from a thread is that thread's child)."""
+    try:
+        return (task / "children").read_text().split()
+    except OSError:
+        return []
+
+
+def _solver_children(pid: int) -> list[int]:
+    """The server's solver processes (spawned children other than the resource tracker)."""
+    out = []
+    children = [c for task in Path(f"/proc/{pid}/task").iterdir() for c in _read_children(task)]
+    for child in children:
+        try:
+            cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"spawn_main" in cmdline and not _zombie(int(child)):
+            out.append(int(child))
+    return out
+
+
+def test_a_client_that_disconnects_ends_its_solve(tmp_path: Path) -> None:
+    import http.client
+
+    server = Server(f"sqlite:///{tmp_path / 'd.db'}", tmp_path / "uvicorn.log").start()
+    assert server.process is not None
+    try:
+        long_plan = {
+            "ring": {"nodes": 128, "wavelengths_per_fiber": 8},
+            "collective": "alltoall",
+            "algorithms": ["tra"],
+            "message_sizes_bytes": [1048576],
+            "search_budget_s": 120,
+        }
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+        connection.request(
+            "POST", "/api/v1/plans", json.dumps(long_plan), {"Content-Type": "application/json"}
+        )
+        deadline = time.monotonic() + 30
+        while not _solver_children(server.process.pid):
+            assert time.monotonic() < deadline, "no solver process started"
+            time.sleep(0.2)
+        time.sleep(1.0)
+        connection.close()  # the client goes away
+        gone = time.monotonic()
+        while _solver_children(server.process.pid):
+            assert time.monotonic() - gone < 3, "the solve outlived its client"
+            time.sleep(0.1)
+        status, _, _ = server.request("GET", "/health")
+        assert status == 200
+    finally:
+        server.stop()
