@@ -1,5 +1,14 @@
 """How users reach rwaopt: the HTTP service, the CLI, jobs and persistence."""
 
-from importlib.metadata import version
+from __future__ import annotations
 
-__version__ = version("rwaopt")  # one source: pyproject.toml
+from functools import cache
+
+
+@cache
+def version() -> str:
+    """rwaopt's version: one source, pyproject.toml (read from the installed metadata on
+    first use; importlib.metadata costs 60 ms, too much for `rwaopt --help`)."""
+    from importlib.metadata import version as installed
+
+    return installed("rwaopt")

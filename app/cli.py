@@ -1,5 +1,8 @@
 """The `rwaopt` command line. Every command builds the same request models as the REST API
-(validated once, by pydantic) and calls the same functions in `app.service`."""
+(validated once, by pydantic) and calls the same functions in `app.service`.
+
+The solvers, the plotting and the database load only inside the command that needs them, so
+`rwaopt --help`, `--version` and argument errors answer at once."""
 
 from __future__ import annotations
 
@@ -8,32 +11,17 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 
 import typer
-from pydantic import BaseModel, TypeAdapter, ValidationError
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
-from sqlalchemy.engine import make_url
+from pydantic import BaseModel, ValidationError
 
-from app import __version__
-from app.errors import UnavailableError, exit_code, internal
-from app.persistence.database import migrate, reachable
-from app.planning import prepare
-from app.presentation.text import catalog_text, parse_size, plan_csv, plan_text, rwa_text
-from app.schemas.requests import PlanRequest, ReproductionRequest, RwaInput, SolveSettings
-from app.schemas.results import CatalogEntry
-from app.schemas.sweeps import SweepRequest
-from app.service import catalog, execute, reproduce, rwa
-from app.settings import LOOPBACK, Settings, get_settings
 from models.errors import InvalidInputError, RwaoptError
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
+    from app.settings import Settings
 
 MAX_TX_HELP = "most lightpaths a node may transmit per slot (default: no limit)"
 MAX_RX_HELP = "most lightpaths a node may receive per slot (default: no limit)"
@@ -61,7 +49,6 @@ FLAGS = {
     "targets": "target",
 }
 
-CATALOG = TypeAdapter(list[CatalogEntry])
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
 
@@ -70,7 +57,9 @@ cli = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"rwaopt {__version__}")
+        from app import version
+
+        typer.echo(f"rwaopt {version()}")
         raise typer.Exit()
 
 
@@ -87,6 +76,8 @@ def _root(
 
 
 def _fail(error: RwaoptError) -> NoReturn:
+    from app.errors import exit_code
+
     typer.echo(f"error: {error.message}", err=True)
     raise typer.Exit(exit_code(error))
 
@@ -98,6 +89,8 @@ def _run(work: Callable[[], T]) -> T:
     except RwaoptError as error:
         _fail(error)
     except Exception as error:  # a bug: the traceback for the report, then the error format
+        from app.errors import internal
+
         traceback.print_exc()
         _fail(internal(error))
 
@@ -129,9 +122,15 @@ def algorithms_command(
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """List the algorithm catalog with the papers' closed forms."""
+    from pydantic import TypeAdapter
+
+    from app.presentation.text import catalog_text
+    from app.schemas.results import CatalogEntry
+    from app.service import catalog
+
     entries = _run(lambda: catalog(collective, nodes, wavelengths, fibers))
     if as_json:
-        typer.echo(CATALOG.dump_json(entries, indent=2).decode())
+        typer.echo(TypeAdapter(list[CatalogEntry]).dump_json(entries, indent=2).decode())
     else:
         typer.echo(catalog_text(entries), nl=False)
 
@@ -146,6 +145,9 @@ def rwa_command(
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Solve one stage's RWA: chi, lower bound, status, steps and the assignment."""
+    from app.presentation.text import rwa_text
+    from app.schemas.requests import RwaInput, SolveSettings
+    from app.service import rwa
 
     def work() -> str:
         try:
@@ -293,6 +295,10 @@ def plan_command(
 ) -> None:
     """Plan algorithms: true steps (certified RWA per stage) beside the papers' claims, time
     per message size and the fastest algorithm for each."""
+    from app.planning import prepare
+    from app.presentation.text import parse_size, plan_csv, plan_text
+    from app.schemas.requests import PlanRequest
+    from app.service import execute
 
     def work() -> str:
         if as_json and as_csv:
@@ -356,6 +362,15 @@ class LazyProgress:
         if not self.enabled or time.monotonic() - self.started < self.delay_s:
             return
         if self.bar is None:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
             self.bar = Progress(
                 TextColumn("{task.description:<8}"),
                 BarColumn(),
@@ -384,6 +399,8 @@ def reproduce_command(
 ) -> None:
     """Rebuild the papers' tables and figures: printed vs formula vs true, verdicts computed
     (report.md, report.html, figures/, tables/, findings.json)."""
+    from app.schemas.requests import ReproductionRequest
+    from app.service import reproduce
 
     def work() -> str:
         names = targets or ["all"]
@@ -413,6 +430,7 @@ def sweep_command(
     """Plan a whole grid (every plan option one value or a list): locally on a process pool
     (RWAOPT_SOLVER_PROCESSES, results kept in RWAOPT_DATABASE_URL), or on a server. Points
     solved before are reused. Writes one CSV row per point, algorithm and message size."""
+    from app.schemas.sweeps import SweepRequest
     from app.sweep_runner import follow_remote, run_local
 
     def work() -> tuple[str, bool]:
@@ -473,6 +491,12 @@ def serve_command(
 def _serving(host: str | None) -> Settings:
     """Checks before `serve` starts: settings valid, keys set beyond loopback, database
     reachable; each failure one line and an exit code."""
+    from sqlalchemy.engine import make_url
+
+    from app.errors import UnavailableError
+    from app.persistence.database import reachable
+    from app.settings import LOOPBACK
+
     settings = _settings()
     bind = host or settings.host
     if bind not in LOOPBACK and not settings.keys():
@@ -488,6 +512,8 @@ def _serving(host: str | None) -> Settings:
 
 def _settings() -> Settings:
     """The process's settings; a bad RWAOPT_* variable is one InvalidInputError naming it."""
+    from app.settings import get_settings
+
     try:
         return get_settings()
     except ValidationError as error:
@@ -509,6 +535,7 @@ def worker_command(
 ) -> None:
     """Run an RQ worker for queued plans (RWAOPT_JOBS=rq; Redis at RWAOPT_REDIS_URL)."""
     from app.jobs.queue import run_worker, worker_alive
+    from app.persistence.database import migrate
 
     settings = _run(_settings)
     if check:

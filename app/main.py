@@ -18,7 +18,7 @@ from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel
 
-from app import __version__
+from app import version
 from app.api import errors
 from app.api.auth import caller
 from app.api.glossary import describe
@@ -62,7 +62,7 @@ def _operation_id(route: APIRoute) -> str:
 
 app = FastAPIOffline(
     title="rwaopt",
-    version=__version__,
+    version=version(),
     description=DESCRIPTION,
     lifespan=lifespan,
     generate_unique_id_function=_operation_id,
@@ -112,6 +112,8 @@ def redoc() -> HTMLResponse:
 @app.get("/redoc.standalone.js", include_in_schema=False)
 def redoc_js() -> Response:
     return Response(_redoc_js(), media_type="application/javascript")
+
+
 app.add_middleware(Cors)
 app.add_middleware(BodyLimits)  # outermost: before anything reads a body
 

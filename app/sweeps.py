@@ -14,7 +14,7 @@ import io
 import json
 from collections.abc import Callable, Iterable, Iterator
 
-from app import __version__
+from app import version
 from app.errors import UnavailableError, error_body
 from app.persistence.store import PlanStore, SweepPoint, SweepStore
 from app.schemas.documents import JobStatus
@@ -29,7 +29,7 @@ def request_hash(request: PlanRequest, default_search_budget_s: float) -> str:
     gets, and the version."""
     dumped = request.model_dump(mode="json")
     dumped["search_budget_s"] = float(request.search_budget_s or default_search_budget_s)
-    canonical = {"version": __version__, "request": dumped}
+    canonical = {"version": version(), "request": dumped}
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 

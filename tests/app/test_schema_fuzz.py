@@ -20,6 +20,20 @@ from app.main import app
 from app.schemas.requests import MAX_COUNT, MAX_NODES, MAX_SEARCH_BUDGET_S, MAX_TIME_LIMIT_S
 
 schema = schemathesis.openapi.from_asgi("/openapi.json", app)
+KEY = "fuzz-key-" + "0" * 16
+
+
+@schema.auth(refresh_interval=None)
+class ApiKey:
+    """The server runs with API keys on (the document declares the scheme); schemathesis adds
+    this key, and leaves it out where it tests that a missing or wrong key is refused."""
+
+    def get(self, case: Any, context: Any) -> str:
+        return KEY
+
+    def set(self, case: Any, data: str, context: Any) -> None:
+        case.headers = case.headers or {}
+        case.headers["X-API-Key"] = data
 
 
 def _clamp(
@@ -116,6 +130,7 @@ def _database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     mp = pytest.MonkeyPatch()
     mp.setenv("RWAOPT_DATABASE_URL", f"sqlite:///{tmp_path_factory.mktemp('fuzz') / 'f.db'}")
     mp.setenv("RWAOPT_SHAPE_SEARCH_BUDGET_S", "1")  # each algorithm's best-shape search
+    mp.setenv("RWAOPT_API_KEYS", KEY)  # the document declares the key scheme: enforce it
     get_settings.cache_clear()
     with TestClient(app):  # runs the lifespan: migrations
         yield

@@ -150,7 +150,7 @@ def test_hash_includes_the_version(monkeypatch: pytest.MonkeyPatch) -> None:
         {"ring": {"nodes": 8}, "collective": "allgather", "message_sizes_bytes": [1024]}
     )
     before = sweeps.request_hash(request, 30.0)
-    monkeypatch.setattr(sweeps, "__version__", "99.0.0")
+    monkeypatch.setattr(sweeps, "version", lambda: "99.0.0")
     assert sweeps.request_hash(request, 30.0) != before
 
 
