@@ -114,7 +114,7 @@ class Settings(BaseSettings):
     max_body_bytes: Annotated[
         int,
         Field(ge=1024, le=2**31, description="largest request body accepted, bytes (413 beyond)"),
-    ] = 64 * 1024 * 1024
+    ] = 16 * 1024 * 1024
     body_timeout_s: Annotated[
         float,
         Field(

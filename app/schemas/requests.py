@@ -25,7 +25,7 @@ from models.stage import Stage
 from solver.outcome import Method, SolveOptions
 
 MAX_NODES = 4096
-MAX_DEMANDS = 2_000_000
+MAX_DEMANDS = 250_000  # distinct demands of one /rwa stage (each parsed in the API process)
 MAX_TIME_LIMIT_S = 600.0
 MAX_COUNT = 2**31 - 1  # unit lightpaths of one demand
 MAX_RWA_LIGHTPATHS = 1_000_000  # one POST /api/v1/rwa answer lists every unit lightpath

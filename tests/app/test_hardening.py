@@ -498,3 +498,43 @@ def test_a_client_that_disconnects_ends_its_solve(tmp_path: Path) -> None:
         assert status == 200
     finally:
         server.stop()
+
+
+def test_small_rwa_is_answered_while_plans_fill_every_solver_and_delete_stops_them(
+    tmp_path: Path,
+) -> None:
+    """Two long queued plans hold both plan solver processes; a small /rwa stage still gets
+    its answer at once (its own process); deleting the plans ends their solves."""
+    server = Server(f"sqlite:///{tmp_path / 'q.db'}", tmp_path / "uvicorn.log").start()
+    assert server.process is not None
+    long_plan = {
+        "ring": {"nodes": 128, "wavelengths_per_fiber": 8},
+        "collective": "alltoall",
+        "algorithms": ["tra"],
+        "message_sizes_bytes": [1048576],
+        "search_budget_s": 300,
+    }
+    try:
+        ids = []
+        for _ in range(2):
+            status, body, _ = server.request("POST", "/api/v1/plans?wait=false", long_plan)
+            assert status == 202
+            ids.append(json.loads(body)["id"])
+        deadline = time.monotonic() + 30
+        while len(_solver_children(server.process.pid)) < 2:
+            assert time.monotonic() < deadline, "the plans did not start"
+            time.sleep(0.2)
+        started = time.monotonic()
+        status, body, _ = server.request(
+            "POST", "/api/v1/rwa", {"nodes": 6, "demands": [[0, 3, 2]]}
+        )
+        assert status == 200 and json.loads(body)["chi"] >= 1
+        assert time.monotonic() - started < 10  # a process start, not a plan's minutes
+        for plan_id in ids:
+            assert server.request("DELETE", f"/api/v1/plans/{plan_id}")[0] == 204
+        deleted = time.monotonic()
+        while len(_solver_children(server.process.pid)) > 1:  # the quick process stays
+            assert time.monotonic() - deleted < 4, "a deleted plan's solve goes on"
+            time.sleep(0.1)
+    finally:
+        server.stop()

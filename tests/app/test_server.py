@@ -85,7 +85,7 @@ def test_swagger_try_it_out_in_headless_chromium(server: Server) -> None:
     from playwright.sync_api import sync_playwright
 
     assert CHROMIUM.exists(), "install Debian's chromium: apt-get install chromium"
-    op = "#operations-plans-create_plan_api_v1_plans_post"
+    op = "#operations-plans-create_plan"
     with sync_playwright() as pw:
         browser = pw.chromium.launch(
             executable_path=str(CHROMIUM),
