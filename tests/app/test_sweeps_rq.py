@@ -23,14 +23,15 @@ from app.persistence.tables import PlanRow, SolutionRow
 from app.settings import get_settings
 from tests.app.conftest import fresh_postgres
 
-# TRA at N = 96 and 128: a few seconds per point (most of it the bounded shape search).
+# OSM (one stage, every pair) at N = 512 and 640: 4 to 8 s per point, so a point is surely
+# mid-solve a second after it started.
 GRID = {
-    "collective": "alltoall",
-    "algorithms": ["tra"],
-    "nodes": [96, 128],
-    "wavelengths_per_fiber": [4, 8],
+    "collective": "allgather",
+    "algorithms": ["osm"],
+    "nodes": [512, 640],
+    "wavelengths_per_fiber": [32, 64],
     "message_sizes_bytes": [1048576],
-    "search_budget_s": 1,
+    "shape": "paper",
 }
 HEARTBEAT_S, ABANDONED_AFTER_S = 1, 3
 
@@ -143,7 +144,7 @@ def test_delete_kills_the_running_solve_and_drops_queued_points(
     rq_deployment: tuple[TestClient, list[subprocess.Popen[bytes]], str],
 ) -> None:
     client, workers, url = rq_deployment
-    grid = {**GRID, "nodes": [96, 128, 160], "search_budget_s": 20}  # 6 long points
+    grid = {**GRID, "nodes": [1024, 1152, 1280]}  # 6 points of tens of seconds each
     sweep_id = client.post("/api/v1/sweeps", json=grid).json()["id"]
     deadline = time.monotonic() + 60
     while not all(_children(w.pid) for w in workers):  # both workers solving
