@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from app import version
 from app.api import errors
 from app.api.auth import caller
+from app.api.examples import attach
 from app.api.glossary import describe
 from app.api.limits import BodyLimits, Cors
 from app.api.routes import algorithms, plans, reproductions, rwa, sweeps
@@ -72,14 +73,17 @@ errors.install(app)
 
 
 def _openapi() -> dict[str, Any]:
-    """FastAPI's document, with every property described (app.api.glossary)."""
+    """FastAPI's document, with every property described (app.api.glossary) and shown with
+    a value from a real answer (app.api.examples)."""
     if app.openapi_schema is None:
-        app.openapi_schema = describe(
-            get_openapi(
-                title=app.title,
-                version=app.version,
-                description=app.description,
-                routes=app.routes,
+        app.openapi_schema = attach(
+            describe(
+                get_openapi(
+                    title=app.title,
+                    version=app.version,
+                    description=app.description,
+                    routes=app.routes,
+                )
             )
         )
     return app.openapi_schema

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from fastapi import Path
+from fastapi import Path, Query
 from pydantic import BeforeValidator
 
 _INTEGER = re.compile(r"-?[0-9]+")
@@ -28,3 +28,8 @@ JobId = Annotated[
     str,
     Path(pattern=r"^[A-Za-z0-9-]{1,64}$", description="the id the job was created with (a UUID)"),
 ]
+
+
+# Paging of every job list (plans, sweeps), newest first.
+Offset = Annotated[QueryInt, Query(ge=0, le=10**9, description="entries to skip")]
+Limit = Annotated[QueryInt, Query(ge=1, le=200, description="entries per page")]

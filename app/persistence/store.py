@@ -71,13 +71,18 @@ class JobStore(Generic[Row]):
 
     def mark_running(self, job_id: str) -> bool:
         """queued -> running; False if the job is gone or not queued (e.g. deleted)."""
+        return self._move(job_id, JobStatus.QUEUED, JobStatus.RUNNING, **self._started())
+
+    def _move(self, job_id: str, before: JobStatus, after: JobStatus, **values: Any) -> bool:
+        """One status change, only from `before`, in one transaction; False if the job is
+        gone or in another state."""
         row = self.row
         with self._sessions.begin() as session:
             changed = _rowcount(
                 session.execute(
                     update(row)
-                    .where(row.id == job_id, row.status == JobStatus.QUEUED)
-                    .values(status=JobStatus.RUNNING, **self._started())
+                    .where(row.id == job_id, row.status == before)
+                    .values(status=after, **values)
                 )
             )
         return bool(changed)
@@ -141,16 +146,7 @@ class JobStore(Generic[Row]):
 
     def requeue(self, job_id: str) -> bool:
         """running -> queued (its worker died and the queue retries it)."""
-        row = self.row
-        with self._sessions.begin() as session:
-            changed = _rowcount(
-                session.execute(
-                    update(row)
-                    .where(row.id == job_id, row.status == JobStatus.RUNNING)
-                    .values(status=JobStatus.QUEUED)
-                )
-            )
-        return bool(changed)
+        return self._move(job_id, JobStatus.RUNNING, JobStatus.QUEUED)
 
     def unfinished(self) -> int:
         """Jobs queued or running (admission control)."""

@@ -11,7 +11,7 @@ from fastapi.responses import StreamingResponse
 from app.api.auth import Caller, caller
 from app.api.deps import admit, enqueue, get_store
 from app.api.errors import BINARY, TEXT, responses
-from app.api.params import JobId, QueryInt
+from app.api.params import JobId, Limit, Offset
 from app.errors import NotFoundError, NotReadyError
 from app.jobs.pool import plan_async
 from app.jobs.queue import stop, submit
@@ -128,8 +128,8 @@ async def create_plan(
 def list_plans(
     store: Store,
     who: Who,
-    offset: Annotated[QueryInt, Query(ge=0, le=10**9)] = 0,
-    limit: Annotated[QueryInt, Query(ge=1, le=200)] = 20,
+    offset: Offset = 0,
+    limit: Limit = 20,
 ) -> PlanPage:
     """Stored plans, newest first."""
     total, found = store.page(offset, limit, who.owner)

@@ -13,7 +13,7 @@ from fastapi.responses import StreamingResponse
 from app.api.auth import Caller, caller
 from app.api.deps import admit
 from app.api.errors import BINARY, TEXT, responses
-from app.api.params import JobId, QueryInt
+from app.api.params import JobId, Limit, Offset
 from app.errors import NotFoundError
 from app.jobs.queue import stop, submit
 from app.persistence.store import SweepStore
@@ -95,8 +95,8 @@ async def create_sweep(
 def list_sweeps(
     store: Store,
     who: Who,
-    offset: Annotated[QueryInt, Query(ge=0, le=10**9)] = 0,
-    limit: Annotated[QueryInt, Query(ge=1, le=200)] = 20,
+    offset: Offset = 0,
+    limit: Limit = 20,
 ) -> SweepPage:
     """Stored sweeps, newest first."""
     total, found = store.page(offset, limit, who.owner)
