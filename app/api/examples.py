@@ -58,7 +58,7 @@ def _walk(schemas: dict[str, Any], spec: dict[str, Any], value: Any) -> None:
         if schema is None:
             return
         if "example" not in schema and "examples" not in schema:
-            schema["example"] = value
+            schema["example"] = _trimmed(value)
         _walk(schemas, schema, value)
         return
     for key in ("anyOf", "oneOf", "allOf"):
@@ -82,6 +82,16 @@ def _walk(schemas: dict[str, Any], spec: dict[str, Any], value: Any) -> None:
                 if len(json.dumps(shown)) <= MAX_INLINE:
                     prop["example"] = shown
             _walk(schemas, prop, value[name])
+
+
+def _trimmed(value: Any) -> Any:
+    """The value with every list cut to its first item: a whole plan's example would be tens
+    of kilobytes that the docs pages render for every response."""
+    if isinstance(value, list):
+        return [_trimmed(item) for item in value[:1]]
+    if isinstance(value, dict):
+        return {key: _trimmed(item) for key, item in value.items()}
+    return value
 
 
 def record() -> None:
