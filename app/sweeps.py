@@ -15,8 +15,8 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 
 from app import version
-from app.errors import UnavailableError, error_body
-from app.persistence.store import PlanStore, SweepPoint, SweepStore
+from app.errors import UnavailableError
+from app.persistence.store import SweepPoint, SweepStore
 from app.schemas.documents import JobStatus
 from app.schemas.requests import PlanRequest
 from app.schemas.sweeps import RING_AXES, SweepDocument, SweepRequest, SweepRow
@@ -61,22 +61,19 @@ def start(
     owner: str | None = None,
 ) -> SweepDocument:
     """Check and store a sweep, then queue the plans made for it. When the queue is
-    unreachable the sweep and those plans are failed (nothing stays pending) and
-    UnavailableError is raised."""
+    unreachable the sweep and those plans are removed again (a job already queued finds its
+    plan gone and does nothing) and UnavailableError is raised."""
     check(sweep)
     document, new = store.create(sweep, point_hashes(sweep, default_search_budget_s), owner)
-    for index, plan_id in enumerate(new):
+    for plan_id in new:
         try:
             submit(plan_id)
         except Exception as error:
-            failure = error_body(
-                UnavailableError(f"the job queue is unreachable ({error}); retry later")
-            )
-            plans = PlanStore(store.url)
-            for unqueued in new[index:]:
-                plans.fail(unqueued, failure)
-            store.fail(document.id, failure)
-            raise UnavailableError(failure.message) from None
+            store.remove(document.id, new)
+            raise UnavailableError(
+                f"the job queue is unreachable ({error}); nothing was stored, retry later",
+                {"retry_after_s": 10},
+            ) from None
     return document
 
 

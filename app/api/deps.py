@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from fastapi.concurrency import run_in_threadpool
 
-from app.errors import ErrorBody, QueueFullError, UnavailableError, error_body
+from app.errors import QueueFullError, UnavailableError
 from app.persistence.store import PlanStore, ReproductionStore
 from app.settings import get_settings
 
@@ -21,16 +21,18 @@ def get_reproductions() -> ReproductionStore:
 
 
 async def enqueue(
-    job_id: str, submit: Callable[[str], None], fail: Callable[[str, ErrorBody], object]
+    job_id: str, submit: Callable[[str], None], remove: Callable[[str], object]
 ) -> None:
-    """Queue a stored job; when the queue is unreachable (e.g. Redis down), mark the job
-    failed, so nothing stays pending, and answer 503."""
+    """Queue a stored job; when the queue is unreachable (e.g. Redis down), remove the job
+    again, so nothing is left half-made, and answer 503."""
     try:
         await run_in_threadpool(submit, job_id)
     except Exception as error:
-        failure = UnavailableError(f"the job queue is unreachable ({error}); retry later")
-        await run_in_threadpool(fail, job_id, error_body(failure))
-        raise failure from None
+        await run_in_threadpool(remove, job_id)
+        raise UnavailableError(
+            f"the job queue is unreachable ({error}); nothing was stored, retry later",
+            {"retry_after_s": 10},
+        ) from None
 
 
 def admit(new_jobs: int) -> None:

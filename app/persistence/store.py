@@ -323,6 +323,17 @@ class ReproductionStore(JobStore[ReproductionRow]):
             row = self._visible(session, job_id, owner)
             return None if row is None else self._document(session, row)
 
+    def delete(self, job_id: str) -> bool:
+        """Remove a reproduction and its files (one whose job could not be queued)."""
+        with self._sessions.begin() as session:
+            session.execute(
+                delete(ReproductionFileRow).where(ReproductionFileRow.reproduction_id == job_id)
+            )
+            removed = _rowcount(
+                session.execute(delete(ReproductionRow).where(ReproductionRow.id == job_id))
+            )
+        return bool(removed)
+
     def file(self, job_id: str, path: str) -> bytes | None:
         with self._sessions() as session:
             return session.scalar(
@@ -433,6 +444,15 @@ class SweepStore(JobStore[SweepTableRow]):
             )
             for point, cached, plan in session.execute(query.execution_options(yield_per=8)):
                 yield SweepPoint(point, cached, None if plan is None else _document(plan))
+
+    def remove(self, sweep_id: str, plans: Sequence[str]) -> None:
+        """Remove a sweep that could not be queued, with the plans made for it: nothing is
+        left half-made."""
+        with self._sessions.begin() as session:
+            session.execute(delete(SweepPointRow).where(SweepPointRow.sweep_id == sweep_id))
+            session.execute(delete(SweepTableRow).where(SweepTableRow.id == sweep_id))
+            session.execute(delete(SolutionRow).where(SolutionRow.plan_id.in_(plans)))
+            session.execute(delete(PlanRow).where(PlanRow.id.in_(plans)))
 
     def cancel(self, sweep_id: str, owner: str | None = None) -> list[str] | None:
         """Cancel an unfinished sweep: its queued or running points become cancelled (finished

@@ -417,17 +417,26 @@ def test_a_running_point_stops_at_its_next_stage_check(client: TestClient) -> No
         check("ring", 2, 2)
 
 
-def test_unreachable_queue_fails_the_sweep_and_its_plans(
+def test_unreachable_queue_leaves_no_sweep_and_no_plan(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from app.api.routes import sweeps as routes
 
-    def down(_plan_id: str) -> None:
-        raise ConnectionError("redis is down")
+    queued: list[str] = []
 
-    monkeypatch.setattr(routes, "submit", down)
+    def down_after_one(plan_id: str) -> None:
+        if queued:
+            raise ConnectionError("redis is down")
+        queued.append(plan_id)
+
+    monkeypatch.setattr(routes, "submit", down_after_one)
+    sweeps_before = client.get("/api/v1/sweeps").json()["total"]
+    plans_before = client.get("/api/v1/plans").json()["total"]
     r = client.post("/api/v1/sweeps", json={**GRID, "wavelengths_per_fiber": 7})
     assert r.status_code == 503 and "unreachable" in r.json()["message"]
-    stored = client.get("/api/v1/sweeps", params={"limit": 1}).json()["items"][0]
-    assert stored["status"] == "failed"
-    assert stored["points"]["failed"] == 4
+    assert client.get("/api/v1/sweeps").json()["total"] == sweeps_before
+    assert client.get("/api/v1/plans").json()["total"] == plans_before
+    from app.jobs.queue import run_plan_job
+    from app.settings import get_settings
+
+    assert run_plan_job(queued[0], get_settings().database_url) == "gone"  # queued, then removed

@@ -102,7 +102,7 @@ async def create_plan(
         row = await run_in_threadpool(
             store.create, body, JobStatus.QUEUED, None, (), None, key, who.owner
         )
-        await enqueue(row.id, submit, store.fail)
+        await enqueue(row.id, submit, store.delete)
         response.status_code = status.HTTP_202_ACCEPTED
         response.headers["Location"] = f"/api/v1/plans/{row.id}"
         return row

@@ -43,7 +43,7 @@ async def create_reproduction(
     figures from .../{id}/files/{path}."""
     await run_in_threadpool(admit, 1)
     row = await run_in_threadpool(store.create, body, who.owner)
-    await enqueue(row.id, submit_reproduction, store.fail)
+    await enqueue(row.id, submit_reproduction, store.delete)
     response.headers["Location"] = f"/api/v1/reproductions/{row.id}"
     return row
 
