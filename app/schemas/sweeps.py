@@ -114,7 +114,7 @@ class SweepRequest(_SweepFields):  # type: ignore[misc,valid-type]
 
     def axis(self, name: str) -> list[Any]:
         """The values of one axis (a single value is an axis of one)."""
-        value = self.model_dump()[name]
+        value = getattr(self, name)
         return value if isinstance(value, list) else [value]
 
     def swept(self) -> list[str]:
