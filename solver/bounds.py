@@ -400,6 +400,9 @@ def _balanced_roundings(stage: Stage, period: int, x: FloatArray) -> list[Routin
 def _shorten(stage: Stage, routing: Routing, time_limit_s: float) -> Routing:
     """Phase 2: among routings with max load <= the found one, minimise total link usage."""
     cap = routing.value
+    shortest = _shortest_routing(stage)
+    if shortest.value <= cap:
+        return shortest  # the shortest arcs minimise link usage over all routings
     if (
         stage.demand_count == 0
         or stage.demand_count > 5_000

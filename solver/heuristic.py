@@ -273,33 +273,46 @@ def modular_direction(
     start_c = max(int(load.max(initial=0)), -(-total // alpha), int(mult.max()))
     tries = 9 if uniform else 2  # the argument holds for one length; mixed lengths rarely pass
     for colours in range(start_c, start_c + tries):
-        padded = colours * -(-total // colours)
-        if uniform and 0 < padded - total <= 5_000 and padded <= alpha * colours:
-            phantom = _pad_uniform(n, lo, mult, int(length[0]), padded)
-        else:
-            phantom = np.zeros(n, dtype=np.int64)
-        # Order: by start position; at one position the real arcs first, then phantoms.
-        order = np.argsort(lo, kind="stable")
-        real_before = np.zeros(len(lo), dtype=np.int64)
-        position_start = np.cumsum(
-            np.bincount(lo, weights=mult, minlength=n).astype(np.int64) + phantom
-        ) - (np.bincount(lo, weights=mult, minlength=n).astype(np.int64) + phantom)
-        seen = np.zeros(n, dtype=np.int64)
-        for arc in order:
-            real_before[arc] = position_start[lo[arc]] + seen[lo[arc]]
-            seen[lo[arc]] += mult[arc]
-        units_arc = np.repeat(np.arange(len(lo)), mult)
-        unit_index = np.repeat(real_before, mult) + (
-            np.arange(total) - np.repeat(np.cumsum(mult) - mult, mult)
-        )
-        colour = unit_index % colours
-        if _disjoint_per_colour(n, lo[units_arc], length[units_arc], colour):
-            runs: list[tuple[int, int, int]] = []
-            for arc in range(len(lo)):
-                c0, k = int(real_before[arc] % colours), int(mult[arc])
-                head = min(k, colours - c0)
-                runs.append((arc, c0, head))
-                if k > head:
-                    runs.append((arc, 0, k - head))
+        runs = modular_with(n, lo, length, mult, colours, alpha)
+        if runs is not None:
             return runs, colours
     return [], 0
+
+
+def modular_with(
+    n: int, lo: IntArray, length: IntArray, mult: IntArray, colours: int, alpha: int
+) -> list[tuple[int, int, int]] | None:
+    """The modular colouring of `modular_direction` with exactly `colours` colours (alpha:
+    the most arcs one colour can hold): runs (arc, first colour, count), or None when the
+    order j mod colours puts two overlapping units on one colour."""
+    total = int(mult.sum())
+    uniform = bool((length == length[0]).all())
+    padded = colours * -(-total // colours)
+    if uniform and 0 < padded - total <= 5_000 and padded <= alpha * colours:
+        phantom = _pad_uniform(n, lo, mult, int(length[0]), padded)
+    else:
+        phantom = np.zeros(n, dtype=np.int64)
+    # Order: by start position; at one position the real arcs first, then phantoms.
+    order = np.argsort(lo, kind="stable")
+    real_before = np.zeros(len(lo), dtype=np.int64)
+    at_position = np.bincount(lo, weights=mult, minlength=n).astype(np.int64) + phantom
+    position_start = np.cumsum(at_position) - at_position
+    seen = np.zeros(n, dtype=np.int64)
+    for arc in order:
+        real_before[arc] = position_start[lo[arc]] + seen[lo[arc]]
+        seen[lo[arc]] += mult[arc]
+    units_arc = np.repeat(np.arange(len(lo)), mult)
+    unit_index = np.repeat(real_before, mult) + (
+        np.arange(total) - np.repeat(np.cumsum(mult) - mult, mult)
+    )
+    colour = unit_index % colours
+    if not _disjoint_per_colour(n, lo[units_arc], length[units_arc], colour):
+        return None
+    runs: list[tuple[int, int, int]] = []
+    for arc in range(len(lo)):
+        c0, k = int(real_before[arc] % colours), int(mult[arc])
+        head = min(k, colours - c0)
+        runs.append((arc, c0, head))
+        if k > head:
+            runs.append((arc, 0, k - head))
+    return runs

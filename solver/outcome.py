@@ -31,6 +31,7 @@ class SolvedBy(StrEnum):
     EXACT_HIGHS = "exact-highs"
     HEURISTIC = "heuristic"
     BOUND = "bound"  # the heuristic met the lower bound: optimal without a search
+    CONSTRUCTION = "construction"  # built from the stage's structure (solver.constructions)
 
 
 @dataclass(frozen=True)

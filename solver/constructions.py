@@ -1,0 +1,203 @@
+"""Constructed RWA for structured stages: assignments known to meet the load bound.
+
+The ring all-to-all (every ordered pair of r nodes, k units each, either direction) needs
+exactly its load bound of channels per direction: r^2/8 for r = 0 mod 4, (r^2 + 4)/8 for
+r = 2 mod 4, (r^2 - 1)/8 for odd r (Wilfong, ISAAC 1996, LNCS 1178; Opatrny, TCS 297, 2003;
+Gu & Peng, IEEE TPDS 14(5), 2003; see ../shared/RWA-LITERATURE.md). The heuristic lands a few
+dozen channels above it at r = 1024 and takes seconds per million lightpaths, so even r is
+built directly here, by rotating "tilings" of the ring (sets of arcs that cover every link of
+one direction exactly once):
+
+- r = 2m. Every pair at distance l < m goes the short way, so each direction holds the arc
+  (a, l) (link a to a + l - 1) for every start a and every l in 1..m-1. The antipodal pair
+  {i, i + m} sends both of its lightpaths the same way: the two arcs of length m tile the ring,
+  one channel per pair, pairs i < ceil(m/2) clockwise and the others counter-clockwise.
+- For l < m/2 the arcs of lengths l and m - l form the tiling (l, m - l, l, m - l) of period m;
+  its m rotations take every arc of both lengths exactly once, on m channels.
+- For even m the arcs of length m/2 form the tiling of four arcs of period m/2: m/2 channels.
+
+Per direction that is m (ceil((m-1)/2) - [m even]) + [m even] m/2 + (antipodal pairs) channels:
+m^2/2 for even m and (m^2 + 1)/2 for odd m, on the busier direction: the values above. Every
+channel of a tiling is full, so no routing or colouring can do with fewer when m is even (the
+load bound proves it independently in solver.bounds). Odd r has no such rotation scheme in
+general (for prime r every tiling's lengths would have to sum to r, and (r^2 - 1)/8 is not a
+multiple of r), so odd r is left to the heuristic.
+
+The same construction serves an all-to-all among r nodes spaced evenly around a larger ring
+(stride g = N / r, as among WRHT's representatives): every arc is stretched by g.
+
+A shift stage (every node i sends k units to i + delta, either direction: a TRA round) is
+built by `shift`: a balanced share of Y units goes the long way, and each direction is
+coloured by the modular rule of solver.heuristic.modular_with (unit j of the units in start
+order gets colour j mod C), which is conflict-free when every window of `length` consecutive
+starts holds at most C units and the units (with phantoms) close up in a multiple of C. The
+smallest C from the proven bound up for which some Y passes is kept; the load and the
+independence rows of solver.bounds make the bound max(load, ceil(units / arcs per colour)),
+which this meets on every TRA round we have measured.
+
+Every assignment built here is checked by solver.validator like any other.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from models.ring import ANY_DIRECTION, Direction
+from models.stage import Stage
+from solver.assignment import Assignment
+from solver.heuristic import modular_with
+
+IntArray = npt.NDArray[np.int64]
+
+
+SHIFT_TRIES = 8  # colour counts above the bound the shift construction tries
+
+
+def construct(stage: Stage, lower_bound: int) -> Assignment | None:
+    """A constructed assignment of `stage` when its structure has one, else None.
+    `lower_bound` (proven, on colours) is where the searches over colour counts start."""
+    return all_to_all(stage) or shift(stage, lower_bound)
+
+
+def evenly_spaced_all_to_all(stage: Stage) -> tuple[int, int, int] | None:
+    """(r, stride, offset) when `stage` is every ordered pair of the r nodes offset + j stride
+    (j = 0..r-1, r stride = N), each with the same count and either direction; else None."""
+    n, count = stage.nodes, stage.demand_count
+    if count < 2 or stage.allowed[0] != ANY_DIRECTION:
+        return None
+    # r (r - 1) = count: r is the root of that quadratic, if an integer.
+    r = (1 + math.isqrt(1 + 4 * count)) // 2
+    if r * (r - 1) != count or n % r:
+        return None
+    if not ((stage.allowed == ANY_DIRECTION).all() and (stage.counts == stage.counts[0]).all()):
+        return None
+    stride = n // r
+    offset = int(stage.sources[0])
+    if offset >= stride:
+        return None
+    nodes = offset + stride * np.arange(r, dtype=np.int64)
+    # Pairs are unique and sorted by (source, destination): compare with the full list.
+    s = np.repeat(nodes, r)
+    d = np.tile(nodes, r)
+    keep = s != d
+    if not (np.array_equal(stage.sources, s[keep]) and np.array_equal(stage.destinations, d[keep])):
+        return None
+    return r, stride, offset
+
+
+def all_to_all(stage: Stage) -> Assignment | None:
+    """The construction in the module docstring for an even evenly spaced all-to-all."""
+    found = evenly_spaced_all_to_all(stage)
+    if found is None or found[0] % 2:
+        return None
+    r = found[0]  # stretching an arc keeps disjoint arcs disjoint: colours carry over
+    starts, lengths, directions, first, count = _even_tilings(r, int(stage.counts[0]))
+    # Link arc (a, l) in a direction is the demand a -> a + l clockwise, a + l -> a counter-
+    # clockwise; on the r-node ring the demand from node u to node v has index u (r - 1) + v
+    # minus one when v > u (the pair (u, u) is missing).
+    u = np.where(directions == Direction.CW, starts, (starts + lengths) % r)
+    v = np.where(directions == Direction.CW, (starts + lengths) % r, starts)
+    return Assignment.from_runs(u * (r - 1) + v - (v > u), directions, first, count)
+
+
+def _even_tilings(r: int, k: int) -> tuple[IntArray, IntArray, IntArray, IntArray, IntArray]:
+    """Runs of link arcs (start, length, direction, first colour, count) of the tilings for
+    r = 2m nodes and k units per pair. A tiling of the non-antipodal arcs is used k times in
+    each direction (colours c k .. c k + k - 1); the k m copies of the antipodal tilings are
+    split as evenly as they can be, ceil(k m / 2) clockwise: (k m^2 + 1) // 2 channels on the
+    busier direction for odd m and k, k m^2 / 2 otherwise, both the load bound."""
+    m = r // 2
+    a = np.arange(m, dtype=np.int64)
+    runs: list[tuple[IntArray, int, int, IntArray, IntArray]] = []
+    copies = np.full(m, k, dtype=np.int64)
+    cw_copies = np.clip(-(-k * m // 2) - a * k, 0, k)  # of pair i's k tilings, clockwise
+    for direction in (Direction.CW, Direction.CCW):
+        colour = 0
+        for length in range(1, (m + 1) // 2):  # l < m/2 with its partner m - l
+            for first, size in ((0, length), (length, m - length)):
+                for half in (0, m):
+                    runs.append(((a + first + half) % r, size, direction, (colour + a) * k, copies))
+            colour += m
+        if m % 2 == 0:  # length m/2: four arcs per rotation, m/2 rotations
+            h = m // 2
+            for j in range(4):
+                runs.append(((a[:h] + j * h) % r, h, direction, (colour + a[:h]) * k, copies[:h]))
+            colour += h
+        if direction == Direction.CW:
+            taken, offset = cw_copies, a * k
+        else:
+            taken, offset = k - cw_copies, a * k + cw_copies - -(-k * m // 2)
+        for half in (0, m):
+            runs.append((a + half, m, direction, colour * k + offset, taken))
+    return (
+        np.concatenate([x[0] for x in runs]),
+        np.concatenate([np.full(len(x[0]), x[1], dtype=np.int64) for x in runs]),
+        np.concatenate([np.full(len(x[0]), int(x[2]), dtype=np.int64) for x in runs]),
+        np.concatenate([x[3] for x in runs]).astype(np.int64),
+        np.concatenate([x[4] for x in runs]).astype(np.int64),
+    )
+
+
+def shift_of(stage: Stage) -> tuple[int, int] | None:
+    """(delta, k) when `stage` is i -> i + delta for every node i, k units each, either
+    direction; else None."""
+    n = stage.nodes
+    if stage.demand_count != n or n < 2:
+        return None
+    if not ((stage.allowed == ANY_DIRECTION).all() and (stage.counts == stage.counts[0]).all()):
+        return None
+    delta = (stage.destinations - stage.sources) % n
+    if not ((delta == delta[0]).all() and np.array_equal(stage.sources, np.arange(n))):
+        return None
+    return int(delta[0]), int(stage.counts[0])
+
+
+def shift(stage: Stage, lower_bound: int) -> Assignment | None:
+    """The shift construction of the module docstring, or None when no colour count within
+    SHIFT_TRIES of the bound passes."""
+    found = shift_of(stage)
+    if found is None:
+        return None
+    n = stage.nodes
+    delta, k = found
+    nodes = np.arange(n, dtype=np.int64)
+    # Direction 0 (CW): arcs (i, delta); direction 1 (CCW): arcs (i + delta, n - delta).
+    lengths = (delta, n - delta)
+    per_colour = (n // delta, n // (n - delta))
+    for colours in range(max(1, lower_bound), max(1, lower_bound) + SHIFT_TRIES):
+        for long_way in _long_way_counts(n, k, lengths, per_colour, colours):
+            y = (nodes + 1) * long_way // n - nodes * long_way // n  # balanced, sums to Y
+            runs = []
+            for direction, mult, start in ((0, k - y, nodes), (1, y, (nodes + delta) % n)):
+                used = np.flatnonzero(mult)
+                if not len(used):
+                    continue
+                length = np.full(len(used), lengths[direction], dtype=np.int64)
+                coloured = modular_with(
+                    n, start[used], length, mult[used], colours, per_colour[direction]
+                )
+                if coloured is None:
+                    break
+                for arc, first, count in coloured:
+                    runs.append((int(used[arc]), direction, first, count))
+            else:  # both directions coloured
+                return Assignment.from_runs(*zip(*runs, strict=True))
+    return None
+
+
+def _long_way_counts(
+    n: int, k: int, lengths: tuple[int, int], per_colour: tuple[int, int], colours: int
+) -> list[int]:
+    """Candidate totals Y of units sent counter-clockwise with `colours` colours: enough that
+    the clockwise units fit (k n - Y <= C per_colour_cw) and that every window of delta
+    consecutive starts keeps at most C clockwise units; few enough for the other way."""
+    total = k * n
+    low = max(0, total - colours * per_colour[0])
+    high = min(total, colours * per_colour[1])
+    delta = lengths[0]
+    if delta * k > colours:  # each delta-window needs delta k - C units sent the long way
+        low = max(low, -(-(delta * k - colours) * n // delta))
+    return [y for y in sorted({low, low + 1, low + 2, (low + high) // 2, high}) if low <= y <= high]

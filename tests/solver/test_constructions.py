@@ -1,0 +1,145 @@
+"""The constructed ring all-to-all against the literature's optimum, CP-SAT and the validator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models.ring import Direction, Ring
+from models.stage import Stage
+from solver.bounds import load_bound
+from solver.constructions import construct, evenly_spaced_all_to_all, shift, shift_of
+from solver.outcome import SolvedBy, Status
+from solver.solve import solve_stage
+from solver.validator import validate
+from tests.solver.helpers import ring_all_to_all_optimum
+from tests.solver.test_solve import exact_value
+
+
+def spaced_all_to_all(n: int, r: int, offset: int = 0, count: int = 1) -> Stage:
+    nodes = offset + (n // r) * np.arange(r)
+    s, d = np.repeat(nodes, r), np.tile(nodes, r)
+    keep = s != d
+    return Stage.from_demands(n, s[keep], d[keep], np.full(int(keep.sum()), count))
+
+
+@pytest.mark.parametrize("n", [2, *range(4, 61, 2), 126, 128, 130])
+def test_even_all_to_all_meets_the_literature_optimum(n: int) -> None:
+    stage = spaced_all_to_all(n, n)
+    assignment = construct(stage, 1)
+    assert assignment is not None
+    colours = validate(stage, assignment).colours_used
+    assert colours == ring_all_to_all_optimum(n)
+    assert colours == load_bound(stage).lower_bound
+
+
+@pytest.mark.parametrize("n", [4, 6, 8, 10])
+def test_construction_equals_cpsat_optimum(n: int) -> None:
+    stage = spaced_all_to_all(n, n)
+    assignment = construct(stage, 1)
+    assert assignment is not None
+    assert validate(stage, assignment).colours_used == exact_value(stage, "cpsat")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    half=st.integers(1, 20),
+    stride=st.integers(1, 6),
+    offset_seed=st.integers(0, 100),
+    count=st.integers(1, 4),
+)
+def test_spaced_all_to_all_with_counts_meets_the_average_load(
+    half: int, stride: int, offset_seed: int, count: int
+) -> None:
+    """k units per pair: the lightpaths' total length over the 2 r links (scaled by the
+    stride) rounded up bounds chi from below for any routing; the construction meets it."""
+    r = 2 * half
+    n = r * stride
+    stage = spaced_all_to_all(n, r, offset_seed % stride, count)
+    assert evenly_spaced_all_to_all(stage) == (r, stride, offset_seed % stride)
+    assignment = construct(stage, 1)
+    assert assignment is not None
+    shortest = sum(min(d, r - d) for d in range(1, r)) * r * count
+    assert validate(stage, assignment).colours_used == -(-shortest // (2 * r))
+
+
+@pytest.mark.parametrize("n", [3, 5, 9, 15])
+def test_odd_rings_are_left_to_the_solvers(n: int) -> None:
+    assert construct(spaced_all_to_all(n, n), 1) is None
+
+
+def test_other_stages_are_not_mistaken_for_an_all_to_all() -> None:
+    full = spaced_all_to_all(8, 8)
+    missing = Stage.from_demands(8, full.sources[1:], full.destinations[1:])
+    fixed = Stage.from_demands(
+        8, full.sources, full.destinations, None, np.full(full.demand_count, Direction.CW)
+    )
+    uneven = Stage.from_demands(
+        8, full.sources, full.destinations, 1 + (np.arange(full.demand_count) == 3)
+    )
+    for stage in (missing, fixed, uneven):
+        assert construct(stage, 1) is None
+    # all-to-all among nodes 0..5 of a ring of 8: not evenly spaced
+    s, d = np.divmod(np.arange(36), 6)
+    assert construct(Stage.from_demands(8, s[s != d], d[s != d]), 1) is None
+    # two nodes 3 apart on a ring of 8 are not evenly spaced
+    assert evenly_spaced_all_to_all(Stage.from_demands(8, [0, 3], [3, 0])) is None
+
+
+def test_solve_stage_reports_the_construction_as_optimal() -> None:
+    n = 256
+    stage = spaced_all_to_all(n, n)
+    result = solve_stage(Ring(n, 1, 64), stage)
+    assert result.method == SolvedBy.CONSTRUCTION
+    assert result.status == Status.OPTIMAL
+    assert result.chi == result.lower_bound == n * n // 8
+    assert result.steps == n * n // 8 // 64
+
+
+def shift_stage(n: int, delta: int, count: int) -> Stage:
+    nodes = np.arange(n)
+    return Stage.from_demands(n, nodes, (nodes + delta) % n, np.full(n, count))
+
+
+@pytest.mark.parametrize("n", [3, 5, 8, 9, 10])
+def test_shift_equals_cpsat_optimum(n: int) -> None:
+    for delta in range(1, n):
+        for count in (1, 3):
+            stage = shift_stage(n, delta, count)
+            assignment = shift(stage, load_bound(stage).lower_bound)
+            assert assignment is not None
+            colours = validate(stage, assignment).colours_used
+            assert colours == exact_value(stage, "cpsat"), (n, delta, count)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(n=st.integers(2, 400), delta_seed=st.integers(1, 10_000), count=st.integers(1, 64))
+def test_shift_meets_the_load_bound(n: int, delta_seed: int, count: int) -> None:
+    delta = 1 + delta_seed % (n - 1)
+    stage = shift_stage(n, delta, count)
+    assert shift_of(stage) == (delta, count)
+    bound = load_bound(stage).lower_bound
+    assignment = construct(stage, bound)
+    assert assignment is not None
+    assert validate(stage, assignment).colours_used == bound
+
+
+def test_shift_needs_every_node_once_with_one_count() -> None:
+    full = shift_stage(12, 5, 2)
+    assert shift_of(Stage.from_demands(12, full.sources[1:], full.destinations[1:])) is None
+    uneven = Stage.from_demands(12, full.sources, full.destinations, 1 + (full.sources == 0))
+    assert shift_of(uneven) is None
+    mixed = Stage.from_demands(12, full.sources, (full.sources + 1 + full.sources % 2) % 12)
+    assert shift_of(mixed) is None
+
+
+def test_tra_round_is_built_at_its_bound() -> None:
+    """A TRA round at N = 1024 (radix 32, x = 0, z = 7): the heuristic was one channel
+    above the bound of 223 (ceil(32 * 1024 / (146 + 1)): 146 arcs of 7 hops clockwise and one
+    of 1017 counter-clockwise per channel)."""
+    stage = shift_stage(1024, 7, 32)
+    result = solve_stage(Ring(1024, 1, 64), stage)
+    assert result.method == SolvedBy.CONSTRUCTION
+    assert result.chi == result.lower_bound == -(-32 * 1024 // (1024 // 7 + 1))
