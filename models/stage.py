@@ -19,6 +19,13 @@ from models.ring import ANY_DIRECTION, Direction
 IntArray = npt.NDArray[np.int64]
 
 
+def _owned(array: IntArray) -> IntArray:
+    """Freeze an int64 array made here, that nothing else holds, without copying it."""
+    array = array.astype(np.int64, copy=False)
+    array.setflags(write=False)
+    return array
+
+
 def _frozen(values: npt.ArrayLike) -> IntArray:
     array = np.array(values, dtype=np.int64).reshape(-1)
     array.setflags(write=False)
@@ -81,18 +88,24 @@ class Stage:
             )
         if len(a) and (a.min() < 0 or a.max() > 2):
             raise InvalidInputError("direction must be one of 'any', 'cw', 'ccw'")
-        key = (a * nodes + s) * nodes + d
-        uniq, inverse = np.unique(key, return_inverse=True)
-        summed = np.bincount(inverse, weights=k, minlength=len(uniq)).astype(np.int64)
-        a_u, rest = np.divmod(uniq, nodes * nodes)
-        s_u, d_u = np.divmod(rest, nodes)
-        order = np.lexsort((a_u, d_u, s_u))
+        # One key in the stage's order (source, destination, direction); generated stages
+        # usually arrive sorted and unique, which one pass detects without sorting.
+        key = (s * nodes + d) * 3 + a
+        if len(key) < 2 or bool((key[1:] > key[:-1]).all()):
+            uniq, summed = key, k.copy()
+        else:
+            order = np.argsort(key, kind="stable")
+            ordered = key[order]
+            starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+            uniq, summed = ordered[starts], np.add.reduceat(k[order], starts)
+        pairs, a_u = np.divmod(uniq, 3)
+        s_u, d_u = np.divmod(pairs, nodes)
         return Stage(
             nodes,
-            _frozen(s_u[order]),
-            _frozen(d_u[order]),
-            _frozen(summed[order]),
-            _frozen(a_u[order]),
+            _owned(s_u),
+            _owned(d_u),
+            _owned(summed),
+            _owned(a_u),
             label,
             pieces,
         )

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import time
+import weakref
 from dataclasses import dataclass
 
 import highspy
@@ -68,11 +69,15 @@ def link_loads(stage: Stage, clockwise: npt.ArrayLike) -> tuple[IntArray, IntArr
 
 
 def _arc_load(n: int, lo: IntArray, length: IntArray, weight: IntArray) -> IntArray:
-    diff = np.zeros(2 * n + 1, dtype=np.int64)
-    np.add.at(diff, lo, weight)
-    np.add.at(diff, lo + length, -weight)
-    acc = np.cumsum(diff)[: 2 * n]
+    w = np.asarray(weight, dtype=np.float64)  # bincount sums weights exactly below 2^53
+    diff = np.bincount(lo, weights=w, minlength=2 * n + 1) - np.bincount(
+        lo + length, weights=w, minlength=2 * n + 1
+    )
+    acc: IntArray = np.cumsum(np.rint(diff).astype(np.int64))[: 2 * n]
     return acc[:n] + acc[n:]
+
+
+_CAPS: weakref.WeakKeyDictionary[Stage, tuple[int, int]] = weakref.WeakKeyDictionary()
 
 
 def independence_caps(stage: Stage) -> tuple[int, int]:
@@ -81,15 +86,22 @@ def independence_caps(stage: Stage) -> tuple[int, int]:
     A colour class in direction o is a set of disjoint arcs, one per demand at most (units of
     one demand overlap), so their lengths sum to <= N: alpha_o is the largest j such that the
     j shortest direction-o arcs of distinct demands fit in N links. Hence for any routing,
-    chi >= units_o / alpha_o: the independence bound, added to L* in the model below."""
+    chi >= units_o / alpha_o: the independence bound, added to L* in the model below.
+    Remembered per stage object (the bound's routings each need it)."""
+    known = _CAPS.get(stage)
+    if known is not None:
+        return known
     n = stage.nodes
     caps = []
     for lengths, forbidden in (
         ((stage.destinations - stage.sources) % n, Direction.CCW),
         ((stage.sources - stage.destinations) % n, Direction.CW),
     ):
-        usable = np.sort(lengths[stage.allowed != forbidden])
-        caps.append(max(1, int(np.searchsorted(np.cumsum(usable), n, side="right"))))
+        usable = lengths[stage.allowed != forbidden]
+        if len(usable) > n:  # at most n arcs (each >= 1 link) fit: only the n shortest matter
+            usable = np.partition(usable, n)[:n]
+        caps.append(max(1, int(np.searchsorted(np.cumsum(np.sort(usable)), n, side="right"))))
+    _CAPS[stage] = (caps[0], caps[1])
     return caps[0], caps[1]
 
 
@@ -397,10 +409,9 @@ def _balanced_roundings(stage: Stage, period: int, x: FloatArray) -> list[Routin
     return out
 
 
-def _shorten(stage: Stage, routing: Routing, time_limit_s: float) -> Routing:
+def _shorten(stage: Stage, routing: Routing, shortest: Routing, time_limit_s: float) -> Routing:
     """Phase 2: among routings with max load <= the found one, minimise total link usage."""
     cap = routing.value
-    shortest = _shortest_routing(stage)
     if shortest.value <= cap:
         return shortest  # the shortest arcs minimise link usage over all routings
     if (
@@ -452,7 +463,8 @@ def load_bound(stage: Stage, time_limit_s: float = 10.0) -> LoadBound:
     lp_value, x_frac = _lp_solution(stage, period)
     lp_seconds = time.monotonic() - lp_started
     bound = math.ceil(lp_value - _EPS)
-    candidates = [_shortest_routing(stage), *_balanced_roundings(stage, period, x_frac)]
+    shortest = _shortest_routing(stage)
+    candidates = [shortest, *_balanced_roundings(stage, period, x_frac)]
     t = period
     while min(c.value for c in candidates) > bound and t < n:
         small = (stage.sources < t).sum() * t <= _DENSE_LIMIT // 20
@@ -478,5 +490,5 @@ def load_bound(stage: Stage, time_limit_s: float = 10.0) -> LoadBound:
         bound = max(bound, math.ceil(dual - _EPS))
         if proven and routing is not None:
             bound = max(bound, routing.value)
-    best = _shorten(stage, best, max(0.05, min(2.0, deadline - time.monotonic())))
+    best = _shorten(stage, best, shortest, max(0.05, min(2.0, deadline - time.monotonic())))
     return LoadBound(bound, best, best.value == bound, period)

@@ -56,6 +56,12 @@ IntArray = npt.NDArray[np.int64]
 SHIFT_TRIES = 8  # colour counts above the bound the shift construction tries
 
 
+def constructible(stage: Stage) -> bool:
+    """The stage has a structure `construct` builds (cheap: no colouring)."""
+    found = evenly_spaced_all_to_all(stage)
+    return (found is not None and found[0] % 2 == 0) or shift_of(stage) is not None
+
+
 def construct(stage: Stage, lower_bound: int) -> Assignment | None:
     """A constructed assignment of `stage` when its structure has one, else None.
     `lower_bound` (proven, on colours) is where the searches over colour counts start."""

@@ -8,9 +8,12 @@ factor) are solved once: within a plan always, across plans through a shared `St
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from models.algorithms.base import Algorithm, Params
 from models.closed_forms import ClosedForm, Unit
@@ -121,9 +124,13 @@ class AlgorithmPlan:
 
 
 def stage_key(stage: Stage) -> bytes:
-    return b"|".join(
-        a.tobytes() for a in (stage.sources, stage.destinations, stage.counts, stage.allowed)
-    )
+    """A digest of the stage's demands (BLAKE2b, 32 bytes: a collision is not a concern)."""
+    digest = hashlib.blake2b(digest_size=32)
+    digest.update(np.int64(stage.nodes).tobytes())
+    for array in (stage.sources, stage.destinations, stage.counts, stage.allowed):
+        digest.update(np.int64(len(array)).tobytes())
+        digest.update(np.ascontiguousarray(array).data)
+    return digest.digest()
 
 
 def plan_time_s(

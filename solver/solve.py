@@ -2,7 +2,8 @@
 
 Every result carries a proven lower bound and an assignment the independent validator accepted.
 - heuristic: L* routing + circular-arc colouring; optimal when it meets the bound. A stage
-  with a known optimal structure (solver.constructions: the ring all-to-all) is built instead.
+  with a known optimal structure (solver.constructions: the even ring all-to-all, shift stages
+  such as TRA rounds) is built instead, and is optimal when it meets ceil(LP of L*).
 - exact (CP-SAT) / exact-highs (Pyomo + HiGHS): minimise colours, warm-started (CP-SAT) from the
   heuristic and never worse than it; time limit honoured, best bound kept.
 - auto: heuristic; if a gap remains and the model is small enough, CP-SAT on the rest of the
@@ -20,8 +21,8 @@ from models.errors import LimitExceededError
 from models.ring import Direction, Ring
 from models.stage import Stage
 from solver import node_limits
-from solver.bounds import load_bound
-from solver.constructions import construct
+from solver.bounds import load_bound, lp_load_bound
+from solver.constructions import construct, constructible
 from solver.exact_cpsat import ExactOutcome, solve_cpsat
 from solver.exact_highs import solve_highs
 from solver.formulation import build
@@ -89,8 +90,9 @@ def solve_stage(
 
 def check_exact_size(stage: Stage, method: Method) -> None:
     """Refuse an exact method before any solving when even the fewest colours the stage can
-    take (its quick bound) make the model too large."""
-    if method not in (Method.EXACT, Method.EXACT_HIGHS):
+    take (its quick bound) make the model too large; a stage solver.constructions builds
+    needs no model."""
+    if method not in (Method.EXACT, Method.EXACT_HIGHS) or constructible(stage):
         return
     least = estimated_size(stage, max(1, quick_bound(stage)))
     if least > EXACT_SIZE_LIMIT:
@@ -101,21 +103,38 @@ def check_exact_size(stage: Stage, method: Method) -> None:
         )
 
 
+def _constructed(ring: Ring, stage: Stage, started: float) -> RwaResult | None:
+    """The stage built by solver.constructions when that meets ceil(LP of L*): optimal
+    without the integer routing search or any colouring (any method would stop here)."""
+    if not constructible(stage):
+        return None
+    lower = lp_load_bound(stage)
+    built = construct(stage, lower)
+    if built is None or validate(stage, built).colours_used != lower:
+        return None
+    return RwaResult(
+        chi=lower,
+        lower_bound=lower,
+        status=Status.OPTIMAL,
+        method=SolvedBy.CONSTRUCTION,
+        assignment=built,
+        channels_per_direction=ring.channels_per_direction,
+        seconds=time.monotonic() - started,
+    )
+
+
 def _solve_rwa(ring: Ring, stage: Stage, method: Method, time_limit_s: float) -> RwaResult:
-    check_exact_size(stage, method)
     started = time.monotonic()
+    constructed = _constructed(ring, stage, started)
+    if constructed is not None:
+        return constructed
+    check_exact_size(stage, method)
     channels = ring.channels_per_direction
     bound = load_bound(stage, time_limit_s=max(0.5, 0.3 * time_limit_s))
     lower = bound.lower_bound
-    built = construct(stage, lower)
-    if built is not None:
-        assignment = built
-        chi = validate(stage, assignment).colours_used
-        used = SolvedBy.CONSTRUCTION
-    else:
-        assignment = heuristic_assignment(stage, bound.routing)
-        chi = validate(stage, assignment).colours_used
-        used = SolvedBy.BOUND if chi == lower else SolvedBy.HEURISTIC
+    assignment = heuristic_assignment(stage, bound.routing)
+    chi = validate(stage, assignment).colours_used
+    used = SolvedBy.BOUND if chi == lower else SolvedBy.HEURISTIC
     timed_out = False
     wants_exact = method in (Method.EXACT, Method.EXACT_HIGHS) or (
         method == Method.AUTO and chi > lower

@@ -157,6 +157,6 @@ def test_steps_use_fibres_and_wavelengths() -> None:
 def test_exact_refuses_oversized_model() -> None:
     from models.errors import LimitExceededError
 
-    n = 200
+    n = 201  # odd: not built by solver.constructions
     with pytest.raises(LimitExceededError, match="use --method heuristic"):
         solve_stage(Ring(n), all_to_all(n), SolveOptions(method=Method.EXACT, time_limit_s=5.0))
