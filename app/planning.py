@@ -31,6 +31,7 @@ from solver.outcome import SolveOptions
 from solver.plan import AlgorithmPlan, ProgressCallback, StageCache, plan_algorithm
 from solver.shape_search import BestShape, search_best_shape
 from solver.solve import check_exact_size
+from solver.stage_cache import shared_cache
 
 PlanProgress = Callable[[str, int, int], None]
 MAX_STAGES = 20_000  # per algorithm: far above any catalog shape at N <= 4096, far below a typo
@@ -189,7 +190,7 @@ def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> list[Plann
     for choice in spec.choices:
         algorithm = choice.algorithm
         step = None if progress is None else _bind(progress, algorithm.name)
-        cache = StageCache()
+        cache = shared_cache()
         paper_params = algorithm.paper_shape(spec.ring)
         paper = _solve(spec, algorithm, paper_params, step, spec.options, cache)
         best = None

@@ -163,47 +163,61 @@ def shift_of(stage: Stage) -> tuple[int, int] | None:
 
 def shift(stage: Stage, lower_bound: int) -> Assignment | None:
     """The shift construction of the module docstring, or None when no colour count within
-    SHIFT_TRIES of the bound passes."""
+    SHIFT_TRIES of the bound passes. Fewest units go the long way: the short way first."""
     found = shift_of(stage)
     if found is None:
         return None
     n = stage.nodes
     delta, k = found
     nodes = np.arange(n, dtype=np.int64)
-    # Direction 0 (CW): arcs (i, delta); direction 1 (CCW): arcs (i + delta, n - delta).
+    # Clockwise arcs (i, delta); counter-clockwise arcs (i + delta, n - delta).
+    starts = (nodes, (nodes + delta) % n)
     lengths = (delta, n - delta)
-    per_colour = (n // delta, n // (n - delta))
+    short = Direction.CW if delta <= n - delta else Direction.CCW
+    ways = (short, 1 - short)  # (short, long)
+    per_colour = (n // lengths[ways[0]], n // lengths[ways[1]])
     for colours in range(max(1, lower_bound), max(1, lower_bound) + SHIFT_TRIES):
-        for long_way in _long_way_counts(n, k, lengths, per_colour, colours):
+        for long_way in _long_way_counts(n, k, lengths[ways[0]], per_colour, colours):
             y = (nodes + 1) * long_way // n - nodes * long_way // n  # balanced, sums to Y
-            runs = []
-            for direction, mult, start in ((0, k - y, nodes), (1, y, (nodes + delta) % n)):
-                used = np.flatnonzero(mult)
-                if not len(used):
-                    continue
-                length = np.full(len(used), lengths[direction], dtype=np.int64)
-                coloured = modular_with(
-                    n, start[used], length, mult[used], colours, per_colour[direction]
-                )
-                if coloured is None:
-                    break
-                for arc, first, count in coloured:
-                    runs.append((int(used[arc]), direction, first, count))
-            else:  # both directions coloured
+            runs = _shift_runs(n, starts, lengths, ways, (k - y, y), per_colour, colours)
+            if runs is not None:
                 return Assignment.from_runs(*zip(*runs, strict=True))
     return None
 
 
+def _shift_runs(
+    n: int,
+    starts: tuple[IntArray, IntArray],
+    lengths: tuple[int, int],
+    ways: tuple[int, int],
+    units: tuple[IntArray, IntArray],
+    per_colour: tuple[int, int],
+    colours: int,
+) -> list[tuple[int, int, int, int]] | None:
+    """Runs (demand, direction, first colour, count) colouring `units` (short way, long way)
+    with `colours` colours by the modular rule, or None when a direction does not pass."""
+    runs = []
+    for way, mult, cap in zip(ways, units, per_colour, strict=True):
+        used = np.flatnonzero(mult)
+        if not len(used):
+            continue
+        length = np.full(len(used), lengths[way], dtype=np.int64)
+        coloured = modular_with(n, starts[way][used], length, mult[used], colours, cap)
+        if coloured is None:
+            return None
+        runs += [(int(used[arc]), int(way), first, count) for arc, first, count in coloured]
+    return runs
+
+
 def _long_way_counts(
-    n: int, k: int, lengths: tuple[int, int], per_colour: tuple[int, int], colours: int
+    n: int, k: int, short: int, per_colour: tuple[int, int], colours: int
 ) -> list[int]:
-    """Candidate totals Y of units sent counter-clockwise with `colours` colours: enough that
-    the clockwise units fit (k n - Y <= C per_colour_cw) and that every window of delta
-    consecutive starts keeps at most C clockwise units; few enough for the other way."""
+    """Candidate totals Y of units sent the long way with `colours` colours, fewest first:
+    enough that the short-way units fit (k n - Y <= C per_colour_short) and that every window
+    of `short` consecutive starts keeps at most C of them; few enough for the long way."""
     total = k * n
     low = max(0, total - colours * per_colour[0])
     high = min(total, colours * per_colour[1])
-    delta = lengths[0]
-    if delta * k > colours:  # each delta-window needs delta k - C units sent the long way
-        low = max(low, -(-(delta * k - colours) * n // delta))
+    if short * k > colours:  # each window needs short k - C units sent the long way
+        low = max(low, -(-(short * k - colours) * n // short))
     return [y for y in sorted({low, low + 1, low + 2, (low + high) // 2, high}) if low <= y <= high]

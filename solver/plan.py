@@ -3,17 +3,15 @@
 `plan_algorithm` solves one shape of one algorithm; `solver.shape_search` calls it for the
 paper's shape and for the candidates of the best-shape search. Identical stages (e.g. the
 N - 1 stages of Ring all-gather, or stage 1 of every OpTree tree that starts with the same
-factor) are solved once: within a plan always, across plans through a shared `StageCache`.
+factor) are solved once: within a plan always, across plans and up to rotation and reflection
+of the ring through a shared `solver.stage_cache.StageCache`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-
-import numpy as np
 
 from models.algorithms.base import Algorithm, Params
 from models.closed_forms import ClosedForm, Unit
@@ -22,21 +20,15 @@ from models.ring import Hardware, Ring
 from models.stage import Stage, within_hops
 from models.timing import hardware_lower_bound_s, slot_time_s
 from solver.outcome import RwaResult, SolveOptions
-from solver.solve import solve_stage
+from solver.stage_cache import StageCache, shared_cache, stage_key
+
+__all__ = ["AlgorithmPlan", "DeadlineReached", "StageCache", "plan_algorithm"]
 
 ProgressCallback = Callable[[int, int], None]
 
 
 class DeadlineReached(Exception):
     """A plan was abandoned at its deadline (the shape search's budget); not an error."""
-
-
-@dataclass
-class StageCache:
-    """Solved stages by their demands, shared by the plans of one search."""
-
-    results: dict[bytes, RwaResult] = field(default_factory=dict)
-    hits: int = 0
 
 
 @dataclass(frozen=True)
@@ -123,16 +115,6 @@ class AlgorithmPlan:
         return all(s.channels_optimal for s in self.stages)
 
 
-def stage_key(stage: Stage) -> bytes:
-    """A digest of the stage's demands (BLAKE2b, 32 bytes: a collision is not a concern)."""
-    digest = hashlib.blake2b(digest_size=32)
-    digest.update(np.int64(stage.nodes).tobytes())
-    for array in (stage.sources, stage.destinations, stage.counts, stage.allowed):
-        digest.update(np.int64(len(array)).tobytes())
-        digest.update(np.ascontiguousarray(array).data)
-    return digest.digest()
-
-
 def plan_time_s(
     stages: Sequence[tuple[int, int]], message_bytes: float, pieces_per_message: int, hw: Hardware
 ) -> float:
@@ -163,23 +145,26 @@ def plan_algorithm(
     started = time.monotonic()
     hardware = hardware or Hardware()
     options = options or SolveOptions()
-    cache = cache if cache is not None else StageCache()
+    cache = cache if cache is not None else shared_cache()
     for size in message_bytes:
         if not size > 0:
             raise InvalidInputError(f"message size must be > 0 bytes, got {size}")
     built = algorithm.stages(ring, params)
     first_of: dict[bytes, int] = {}
+    results: dict[bytes, RwaResult] = {}
     stages = []
     for index, stage in enumerate(built):
         if options.max_hops is not None:
             stage = within_hops(stage, options.max_hops)
         key = stage_key(stage)
-        if key in cache.results:
-            cache.hits += 1
-        elif deadline is not None and time.monotonic() > deadline:
-            raise DeadlineReached(f"{algorithm.name}: stopped before stage {index}")
-        else:
-            cache.results[key] = solve_stage(ring, stage, options)
+        if key not in results:
+            if (
+                deadline is not None
+                and time.monotonic() > deadline
+                and not cache.has(ring, stage, options)
+            ):
+                raise DeadlineReached(f"{algorithm.name}: stopped before stage {index}")
+            results[key] = cache.solve(ring, stage, options)
         first = first_of.setdefault(key, index)
         stages.append(
             StagePlan(
@@ -187,7 +172,7 @@ def plan_algorithm(
                 stage.label,
                 stage.demand_count,
                 stage.unit_lightpaths,
-                cache.results[key],
+                results[key],
                 stage,
                 first,
             )

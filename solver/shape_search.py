@@ -23,15 +23,9 @@ from models.ring import Hardware, Ring
 from models.stage import Stage
 from solver.bounds import lp_load_bound
 from solver.outcome import SolveOptions
-from solver.plan import (
-    AlgorithmPlan,
-    DeadlineReached,
-    StageCache,
-    plan_algorithm,
-    plan_time_s,
-    stage_key,
-)
+from solver.plan import AlgorithmPlan, DeadlineReached, plan_algorithm, plan_time_s
 from solver.quick_bounds import quick_bound, shift_bound
+from solver.stage_cache import StageCache, shared_cache, stage_key
 
 LP_DEMAND_LIMIT = 20_000  # larger stages keep their quick bound (the LP would take seconds)
 
@@ -145,7 +139,7 @@ def search_best_shape(
     """Search the family of `algorithm` for its best shape, starting from `incumbent` (the
     paper's shape, already solved). Candidates the algorithm refuses are skipped."""
     started = time.monotonic()
-    cache = cache if cache is not None else StageCache()
+    cache = cache if cache is not None else shared_cache()
     sizes = list(message_bytes)
     slots = max(1, len(sizes))
     best = [incumbent] * slots

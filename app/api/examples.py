@@ -125,9 +125,7 @@ def record() -> None:
                 "message_sizes_bytes": [65536],
                 "optics": {"laser_power_dbm": -20},
             }
-            answers["plan_infeasible.json"] = client.post(
-                "/api/v1/plans", json=infeasible
-            ).json()
+            answers["plan_infeasible.json"] = client.post("/api/v1/plans", json=infeasible).json()
             alltoall = {
                 "ring": {"nodes": 8, "wavelengths_per_fiber": 2},
                 "collective": "alltoall",

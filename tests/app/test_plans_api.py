@@ -217,7 +217,7 @@ def test_refusal_says_what_works(client: TestClient) -> None:
 
 
 def test_method_beyond_its_size_limit_is_413(client: TestClient) -> None:
-    body = SMALL | {"ring": {"nodes": 300, "wavelengths_per_fiber": 64},
+    body = SMALL | {"ring": {"nodes": 301, "wavelengths_per_fiber": 64},  # odd: no construction
                     "algorithms": ["osm"], "method": "exact"}  # fmt: skip
     before = client.get("/api/v1/plans").json()["total"]
     r = client.post("/api/v1/plans", json=body)

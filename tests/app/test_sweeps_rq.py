@@ -23,12 +23,13 @@ from app.persistence.tables import PlanRow, SolutionRow
 from app.settings import get_settings
 from tests.app.conftest import fresh_postgres
 
-# OSM (one stage, every pair) at N = 512 and 640: 4 to 8 s per point, so a point is surely
+# OSM (one stage, every pair) at odd N = 703 and 767 (even N is constructed in well under a
+# second, odd N goes through the heuristic): 4 to 6 s per point, so a point is surely
 # mid-solve a second after it started.
 GRID = {
     "collective": "allgather",
     "algorithms": ["osm"],
-    "nodes": [512, 640],
+    "nodes": [703, 767],
     "wavelengths_per_fiber": [32, 64],
     "message_sizes_bytes": [1048576],
     "shape": "paper",
@@ -144,7 +145,7 @@ def test_delete_kills_the_running_solve_and_drops_queued_points(
     rq_deployment: tuple[TestClient, list[subprocess.Popen[bytes]], str],
 ) -> None:
     client, workers, url = rq_deployment
-    grid = {**GRID, "nodes": [1024, 1152, 1280]}  # 6 points of tens of seconds each
+    grid = {**GRID, "nodes": [1023, 1151, 1279]}  # 6 points of tens of seconds each
     sweep_id = client.post("/api/v1/sweeps", json=grid).json()["id"]
     deadline = time.monotonic() + 60
     while not all(_children(w.pid) for w in workers):  # both workers solving

@@ -143,3 +143,17 @@ def test_tra_round_is_built_at_its_bound() -> None:
     result = solve_stage(Ring(1024, 1, 64), stage)
     assert result.method == SolvedBy.CONSTRUCTION
     assert result.chi == result.lower_bound == -(-32 * 1024 // (1024 // 7 + 1))
+
+
+@pytest.mark.parametrize("delta", [1, 2, 4, 6, 7])
+def test_shift_takes_the_short_way_when_the_channels_allow(delta: int) -> None:
+    """i -> i + delta and i -> i - delta on 8 nodes, one unit each: when the short arcs tile
+    the ring (min(delta, 8 - delta) divides 8) they alone meet the bound, and every
+    lightpath keeps to its short arc. (For delta = 3, two units must take 5 hops: six short
+    arcs fill 3 channels, the other two would need a fourth.)"""
+    for step in (delta, 8 - delta):
+        stage = shift_stage(8, step, 1)
+        assignment = shift(stage, load_bound(stage).lower_bound)
+        assert assignment is not None
+        hops = assignment.lightpaths(Ring(8), stage)["hops"]
+        assert hops.max() == min(step, 8 - step)

@@ -1,0 +1,214 @@
+"""Solved stages reused across algorithms, shapes, plans and sweeps, up to ring symmetry.
+
+A stage and its image under a rotation of the ring (i -> i + t) or a reflection
+(i -> -i, clockwise and counter-clockwise swapped) need the same channels: an assignment of
+one maps onto the other lightpath by lightpath, colours kept, directions swapped by a
+reflection. So a stage is solved in a canonical form and the answer mapped back:
+
+- each node gets a signature, a hash of its outgoing demands (offset d - s, count, allowed
+  direction) summed over them; the rotation that makes the signature sequence
+  lexicographically least (Booth's algorithm) is applied, and the same for the reflected
+  stage; the smaller of the two sequences wins (ties keep the unreflected one);
+- the key is a digest of the canonical demands themselves, so a hash collision in the
+  signatures can only cost a reuse, never give a wrong answer.
+
+Chi does not depend on the ring's wavelengths or fibres, so a result is reused for any
+(w, F): only `channels_per_direction` (and with it the steps) is set for the caller's ring.
+With per-node limits the schedule does depend on them, and the channels join the key.
+
+Stages above CANONICAL_LIMIT demands skip the canonical form (its sort costs about as much
+as their solve) and are keyed as given. Mapped assignments are checked by the validator.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import numpy.typing as npt
+
+from models.ring import ANY_DIRECTION, Direction, Ring
+from models.stage import Stage
+from solver.assignment import Assignment
+from solver.outcome import RwaResult, SolveOptions
+from solver.solve import solve_stage
+from solver.validator import validate
+
+IntArray = npt.NDArray[np.int64]
+
+CANONICAL_LIMIT = 1_000_000  # demands; larger stages are keyed as given
+DEFAULT_RUN_LIMIT = 8_000_000  # assignment runs kept by a cache (about 256 MB)
+
+_FLIP = np.array([Direction.CCW, Direction.CW, ANY_DIRECTION], dtype=np.int64)
+
+
+def stage_key(stage: Stage) -> bytes:
+    """A digest of the stage's demands (BLAKE2b, 32 bytes: a collision is not a concern)."""
+    digest = hashlib.blake2b(digest_size=32)
+    digest.update(np.int64(stage.nodes).tobytes())
+    for array in (stage.sources, stage.destinations, stage.counts, stage.allowed):
+        digest.update(np.int64(len(array)).tobytes())
+        digest.update(np.ascontiguousarray(array).data)
+    return digest.digest()
+
+
+@dataclass(frozen=True)
+class Canonical:
+    """`stage` = the canonical stage moved back: canonical demand c is demand `order[c]` of
+    the caller's stage; `reflected` swaps the two directions."""
+
+    stage: Stage
+    order: IntArray
+    reflected: bool
+    rotation: int
+
+    @property
+    def identity(self) -> bool:
+        return not self.reflected and self.rotation == 0
+
+    def assignment_back(self, assignment: Assignment) -> Assignment:
+        """An assignment of the canonical stage as one of the caller's stage."""
+        direction = 1 - assignment.direction if self.reflected else assignment.direction
+        return Assignment.from_runs(
+            self.order[assignment.demand], direction, assignment.first_colour, assignment.count
+        )
+
+
+def canonical(stage: Stage) -> Canonical:
+    """The canonical form described in the module docstring."""
+    n = stage.nodes
+    if stage.demand_count == 0 or stage.demand_count > CANONICAL_LIMIT:
+        return Canonical(stage, np.arange(stage.demand_count), False, 0)
+    plain = _least_rotation(
+        _signatures(n, stage.sources, stage.destinations, stage.counts, stage.allowed)
+    )
+    s_r, d_r, a_r = (-stage.sources) % n, (-stage.destinations) % n, _FLIP[stage.allowed]
+    mirrored = _least_rotation(_signatures(n, s_r, d_r, stage.counts, a_r))
+    reflected = mirrored[1] < plain[1]
+    t = mirrored[0] if reflected else plain[0]
+    s, d, a = (s_r, d_r, a_r) if reflected else (stage.sources, stage.destinations, stage.allowed)
+    s, d = (s - t) % n, (d - t) % n
+    key = (s * n + d) * 3 + a
+    order = np.argsort(key, kind="stable")
+    moved = Stage(
+        n,
+        _frozen(s[order]),
+        _frozen(d[order]),
+        _frozen(stage.counts[order]),
+        _frozen(a[order]),
+        stage.label,
+        stage.pieces,
+    )
+    return Canonical(moved, order, bool(reflected), int(t))
+
+
+def _frozen(array: IntArray) -> IntArray:
+    array.setflags(write=False)
+    return array
+
+
+def _signatures(n: int, s: IntArray, d: IntArray, k: IntArray, a: IntArray) -> list[int]:
+    """Per node, the wrapped sum of its outgoing demands' hashes (order-free)."""
+    x = (((d - s) % n) * 1_000_003 + k * 7 + a).astype(np.uint64)
+    # splitmix64 finaliser: spreads nearby values over 64 bits.
+    x ^= x >> np.uint64(30)
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(27)
+    x *= np.uint64(0x94D049BB133111EB)
+    x ^= x >> np.uint64(31)
+    sums = np.zeros(n, dtype=np.uint64)
+    np.add.at(sums, s, x)
+    return [int(v) for v in sums.tolist()]
+
+
+def _least_rotation(sequence: list[int]) -> tuple[int, list[int]]:
+    """(t, sequence rotated to start at t), t the start of the lexicographically least
+    rotation (Booth 1980, least circular shift, O(n))."""
+    doubled = sequence + sequence
+    failure = [-1] * len(doubled)
+    k = 0
+    for j in range(1, len(doubled)):
+        sj = doubled[j]
+        i = failure[j - k - 1]
+        while i != -1 and sj != doubled[k + i + 1]:
+            if sj < doubled[k + i + 1]:
+                k = j - i - 1
+            i = failure[i]
+        if sj != doubled[k + i + 1]:
+            if sj < doubled[k]:
+                k = j
+            failure[j - k] = -1
+        else:
+            failure[j - k] = i + 1
+    return k, doubled[k : k + len(sequence)]
+
+
+@dataclass
+class StageCache:
+    """Solved stages by canonical form (see the module docstring), least recently used
+    dropped beyond `run_limit` assignment runs; a result of more than a quarter of that is
+    returned but not kept."""
+
+    run_limit: int = DEFAULT_RUN_LIMIT
+    results: OrderedDict[bytes, RwaResult] = field(default_factory=OrderedDict)
+    hits: int = 0
+    runs: int = 0
+
+    def has(self, ring: Ring, stage: Stage, options: SolveOptions) -> bool:
+        """An equivalent stage is cached (solve would not solve)."""
+        return self.key(canonical(stage).stage, ring, options) in self.results
+
+    def solve(self, ring: Ring, stage: Stage, options: SolveOptions) -> RwaResult:
+        """The stage's result, from the cache when an equivalent stage was solved."""
+        form = canonical(stage)
+        key = self.key(form.stage, ring, options)
+        found = self.results.get(key)
+        if found is not None:
+            self.hits += 1
+            self.results.move_to_end(key)
+        else:
+            found = solve_stage(ring, form.stage, options)
+            self._store(key, found)
+        return self._for_caller(found, form, stage, ring)
+
+    def key(self, stage: Stage, ring: Ring, options: SolveOptions) -> bytes:
+        limited = options.max_tx is not None or options.max_rx is not None
+        extra = (
+            options.method.value,
+            repr(options.time_limit_s),
+            repr(options.max_tx),
+            repr(options.max_rx),
+            repr(ring.channels_per_direction) if limited else "",
+        )
+        return stage_key(stage) + "|".join(extra).encode()
+
+    def _store(self, key: bytes, result: RwaResult) -> None:
+        if result.assignment.runs > self.run_limit // 4:
+            return
+        self.results[key] = result
+        self.runs += result.assignment.runs
+        while self.runs > self.run_limit:
+            _, dropped = self.results.popitem(last=False)
+            self.runs -= dropped.assignment.runs
+
+    @staticmethod
+    def _for_caller(result: RwaResult, form: Canonical, stage: Stage, ring: Ring) -> RwaResult:
+        channels = ring.channels_per_direction
+        if form.identity:
+            if result.channels_per_direction == channels:
+                return result
+            return replace(result, channels_per_direction=channels)
+        assignment = form.assignment_back(result.assignment)
+        validate(stage, assignment)
+        return replace(result, assignment=assignment, channels_per_direction=channels)
+
+
+_SHARED = StageCache()
+
+
+def shared_cache() -> StageCache:
+    """The process's cache: plans without a cache of their own (every plan, reproduction and
+    sweep point the service solves in this process) share it."""
+    return _SHARED

@@ -1,0 +1,90 @@
+"""The canonical stage cache: rotation and reflection give the same canonical stage, and a
+reused result is a valid assignment of the caller's stage at the caller's channels."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models.algorithms.catalog import get_algorithm
+from models.ring import ANY_DIRECTION, Direction, Ring
+from models.stage import Stage
+from solver.outcome import SolveOptions
+from solver.plan import plan_algorithm
+from solver.stage_cache import StageCache, _least_rotation, canonical, stage_key
+from solver.validator import validate
+
+FLIP = {Direction.CW: Direction.CCW, Direction.CCW: Direction.CW, ANY_DIRECTION: ANY_DIRECTION}
+
+
+def moved(stage: Stage, shift: int, reflect: bool) -> Stage:
+    """The stage rotated by `shift` and, first, reflected (i -> -i, directions swapped)."""
+    n = stage.nodes
+    s, d, a = stage.sources, stage.destinations, stage.allowed
+    if reflect:
+        s, d = (-s) % n, (-d) % n
+        a = np.array([FLIP[int(x)] for x in a], dtype=np.int64)
+    return Stage.from_demands(n, (s + shift) % n, (d + shift) % n, stage.counts, a)
+
+
+@st.composite
+def stages(draw: st.DrawFn) -> Stage:
+    n = draw(st.integers(3, 14))
+    m = draw(st.integers(1, 12))
+    s = draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
+    off = draw(st.lists(st.integers(1, n - 1), min_size=m, max_size=m))
+    k = draw(st.lists(st.integers(1, 3), min_size=m, max_size=m))
+    a = draw(st.lists(st.sampled_from([0, 1, ANY_DIRECTION]), min_size=m, max_size=m))
+    d = [(x + o) % n for x, o in zip(s, off, strict=True)]
+    return Stage.from_demands(n, s, d, k, a)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=12))
+def test_least_rotation_against_brute_force(sequence: list[int]) -> None:
+    rotations = [sequence[t:] + sequence[:t] for t in range(len(sequence))]
+    t, rotated = _least_rotation(sequence)
+    assert rotated == min(rotations) == rotations[t]
+
+
+@settings(max_examples=150, deadline=None)
+@given(stages(), st.integers(0, 100), st.booleans())
+def test_rotation_and_reflection_share_the_canonical_stage(
+    stage: Stage, shift: int, reflect: bool
+) -> None:
+    image = moved(stage, shift % stage.nodes, reflect)
+    assert stage_key(canonical(stage).stage) == stage_key(canonical(image).stage)
+
+
+@settings(max_examples=60, deadline=None)
+@given(stages(), st.integers(0, 100), st.booleans(), st.sampled_from([1, 2, 4]))
+def test_reused_result_is_valid_for_the_image(
+    stage: Stage, shift: int, reflect: bool, wavelengths: int
+) -> None:
+    cache = StageCache()
+    options = SolveOptions(time_limit_s=2.0)
+    first = cache.solve(Ring(stage.nodes, 1, 1), stage, options)
+    image = moved(stage, shift % stage.nodes, reflect)
+    ring = Ring(stage.nodes, 1, wavelengths)
+    again = cache.solve(ring, image, options)
+    assert cache.hits == 1
+    assert validate(image, again.assignment).colours_used == again.chi == first.chi
+    assert again.channels_per_direction == wavelengths
+    assert again.steps == -(-first.chi // wavelengths)
+
+
+def test_plans_at_other_wavelengths_reuse_every_stage() -> None:
+    """OpTree at N = 64 for w = 4 and w = 16 at the same shape: the second plan solves
+    nothing, and its steps are its own chi over its own channels."""
+    algorithm = get_algorithm("allgather", "optree")
+    cache = StageCache()
+    narrow, wide = Ring(64, 1, 4), Ring(64, 1, 16)
+    params = algorithm.resolve(narrow)
+    first = plan_algorithm(algorithm, narrow, params, cache=cache)
+    solved = len(cache.results)
+    second = plan_algorithm(algorithm, wide, params, cache=cache)
+    assert len(cache.results) == solved and cache.hits >= solved
+    for a, b in zip(first.stages, second.stages, strict=True):
+        assert a.result.chi == b.result.chi
+        assert b.result.steps == -(-b.result.chi // 16)
