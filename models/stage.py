@@ -90,16 +90,23 @@ class Stage:
             raise InvalidInputError("direction must be one of 'any', 'cw', 'ccw'")
         # One key in the stage's order (source, destination, direction); generated stages
         # usually arrive sorted and unique, which one pass detects without sorting.
-        key = (s * nodes + d) * 3 + a
+        key = s * nodes  # built in place: a stage can hold tens of millions of demands
+        key += d
+        key *= 3
+        key += a
         if len(key) < 2 or bool((key[1:] > key[:-1]).all()):
-            uniq, summed = key, k.copy()
+            uniq, summed = key, (k if counts is None else k.copy())
         else:
             order = np.argsort(key, kind="stable")
             ordered = key[order]
+            del key
             starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
             uniq, summed = ordered[starts], np.add.reduceat(k[order], starts)
-        pairs, a_u = np.divmod(uniq, 3)
-        s_u, d_u = np.divmod(pairs, nodes)
+        a_u = uniq % 3
+        uniq //= 3
+        s_u = uniq // nodes
+        uniq -= s_u * nodes
+        d_u = uniq
         return Stage(
             nodes,
             _owned(s_u),
@@ -185,7 +192,9 @@ class Schedule:
         s = self.endpoint_node[flow.senders]
         d = self.endpoint_node[flow.receivers]
         remote = s != d
-        stage = Stage.from_demands(self.nodes, s[remote], d[remote], label=flow.label)
+        if not remote.all():
+            s, d = s[remote], d[remote]
+        stage = Stage.from_demands(self.nodes, s, d, label=flow.label)
         if flow.bundle == 1:
             return stage
         return Stage.from_demands(

@@ -38,6 +38,8 @@ class Assignment:
             for a in (demand, direction, first_colour, count)
         ]
         keep = arrays[3] > 0
+        if keep.all():
+            return Assignment(*arrays)
         return Assignment(*(a[keep] for a in arrays))
 
     @staticmethod

@@ -100,17 +100,25 @@ def all_to_all(stage: Stage) -> Assignment | None:
     if found is None or found[0] % 2:
         return None
     r = found[0]  # stretching an arc keeps disjoint arcs disjoint: colours carry over
-    starts, lengths, directions, first, count = _even_tilings(r, int(stage.counts[0]))
-    # Link arc (a, l) in a direction is the demand a -> a + l clockwise, a + l -> a counter-
-    # clockwise; on the r-node ring the demand from node u to node v has index u (r - 1) + v
-    # minus one when v > u (the pair (u, u) is missing).
-    u = np.where(directions == Direction.CW, starts, (starts + lengths) % r)
-    v = np.where(directions == Direction.CW, (starts + lengths) % r, starts)
-    return Assignment.from_runs(u * (r - 1) + v - (v > u), directions, first, count)
+    parts = [_demands(r, *run) for run in _even_tilings(r, int(stage.counts[0]))]
+    return Assignment.from_runs(*(np.concatenate(column) for column in zip(*parts, strict=True)))
 
 
-def _even_tilings(r: int, k: int) -> tuple[IntArray, IntArray, IntArray, IntArray, IntArray]:
-    """Runs of link arcs (start, length, direction, first colour, count) of the tilings for
+def _demands(
+    r: int, starts: IntArray, length: int, direction: int, first: IntArray, count: IntArray
+) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """Runs (demand, direction, first colour, count) of link arcs (start, length) in one
+    direction. Link arc (a, l) is the demand a -> a + l clockwise, a + l -> a counter-
+    clockwise; on the r-node ring the demand from node u to node v has index u (r - 1) + v,
+    minus one when v > u (the pair (u, u) is missing)."""
+    ends = (starts + length) % r
+    u, v = (starts, ends) if direction == Direction.CW else (ends, starts)
+    demand = u * (r - 1) + v - (v > u)
+    return demand, np.full(len(starts), direction, dtype=np.int64), first, count
+
+
+def _even_tilings(r: int, k: int) -> list[tuple[IntArray, int, int, IntArray, IntArray]]:
+    """Runs of link arcs (starts, length, direction, first colours, counts) of the tilings for
     r = 2m nodes and k units per pair. A tiling of the non-antipodal arcs is used k times in
     each direction (colours c k .. c k + k - 1); the k m copies of the antipodal tilings are
     split as evenly as they can be, ceil(k m / 2) clockwise: (k m^2 + 1) // 2 channels on the
@@ -125,7 +133,8 @@ def _even_tilings(r: int, k: int) -> tuple[IntArray, IntArray, IntArray, IntArra
         for length in range(1, (m + 1) // 2):  # l < m/2 with its partner m - l
             for first, size in ((0, length), (length, m - length)):
                 for half in (0, m):
-                    runs.append(((a + first + half) % r, size, direction, (colour + a) * k, copies))
+                    starts = (a + first + half) % r
+                    runs.append((starts, size, direction, (colour + a) * k, copies))
             colour += m
         if m % 2 == 0:  # length m/2: four arcs per rotation, m/2 rotations
             h = m // 2
@@ -138,13 +147,7 @@ def _even_tilings(r: int, k: int) -> tuple[IntArray, IntArray, IntArray, IntArra
             taken, offset = k - cw_copies, a * k + cw_copies - -(-k * m // 2)
         for half in (0, m):
             runs.append((a + half, m, direction, colour * k + offset, taken))
-    return (
-        np.concatenate([x[0] for x in runs]),
-        np.concatenate([np.full(len(x[0]), x[1], dtype=np.int64) for x in runs]),
-        np.concatenate([np.full(len(x[0]), int(x[2]), dtype=np.int64) for x in runs]),
-        np.concatenate([x[3] for x in runs]).astype(np.int64),
-        np.concatenate([x[4] for x in runs]).astype(np.int64),
-    )
+    return runs
 
 
 def shift_of(stage: Stage) -> tuple[int, int] | None:

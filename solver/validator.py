@@ -11,6 +11,7 @@ Written once, on purpose without sharing code with any solver. It checks that:
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +21,8 @@ from models.ring import Direction
 from models.stage import Stage
 from solver.assignment import Assignment
 
+CHUNK_UNITS = 2_000_000  # unit lightpaths checked at once
+
 
 @dataclass(frozen=True)
 class ValidationReport:
@@ -28,7 +31,6 @@ class ValidationReport:
 
 
 def validate(stage: Stage, assignment: Assignment) -> ValidationReport:
-    n = stage.nodes
     a = assignment
     if a.runs:
         if a.demand.min() < 0 or a.demand.max() >= stage.demand_count:
@@ -57,6 +59,28 @@ def validate(stage: Stage, assignment: Assignment) -> ValidationReport:
     if a.runs == 0:
         return ValidationReport(0, 0)
 
+    # Colours are checked in windows of about CHUNK_UNITS unit lightpaths, so the pieces of
+    # a stage of millions of lightpaths are never all in memory at once.
+    top = a.colours_used()
+    units = int(a.count.sum())
+    windows = max(1, -(-units // CHUNK_UNITS))
+    edges = np.linspace(0, top, windows + 1).round().astype(np.int64)
+    end_colour = a.first_colour + a.count
+    for c0, c1 in itertools.pairwise(edges.tolist()):
+        if c1 <= c0:
+            continue
+        pick = (a.first_colour < c1) & (end_colour > c0)
+        first = np.maximum(a.first_colour[pick], c0)
+        window = Assignment(
+            a.demand[pick], a.direction[pick], first, np.minimum(end_colour[pick], c1) - first
+        )
+        _check_conflicts(stage, window)
+    return ValidationReport(units, top)
+
+
+def _check_conflicts(stage: Stage, a: Assignment) -> None:
+    """Raise on two unit lightpaths of `a` with the same direction and colour sharing a link."""
+    n = stage.nodes
     demand, direction, colour = a.expand()
     s, d = stage.sources[demand], stage.destinations[demand]
     start = np.where(direction == Direction.CW, s, d)
@@ -78,7 +102,7 @@ def validate(stage: Stage, assignment: Assignment) -> ValidationReport:
         lo, hi = np.divmod(rest, n + 1)
         overlap = (group[1:] == group[:-1]) & (lo[1:] < hi[:-1])
         if not overlap.any():
-            return ValidationReport(len(demand), a.colours_used())
+            return
     piece_id = np.concatenate([np.arange(len(demand)), np.flatnonzero(wraps)])
     order = np.lexsort((piece_lo, piece_col, piece_dir))
     same = (piece_dir[order][1:] == piece_dir[order][:-1]) & (
@@ -92,4 +116,3 @@ def validate(stage: Stage, assignment: Assignment) -> ValidationReport:
             f"conflict: lightpaths {s[first]}->{d[first]} and {s[second]}->{d[second]} share "
             f"a {Direction(int(piece_dir[order][k])).name} link on colour {piece_col[order][k]}"
         )
-    return ValidationReport(len(demand), a.colours_used())

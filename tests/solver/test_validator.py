@@ -57,3 +57,18 @@ def test_rejects_forbidden_direction() -> None:
     s = Stage.from_demands(4, [0], [2], [1], [Direction.CW])
     with pytest.raises(InvalidAssignmentError, match="direction"):
         validate(s, Assignment.from_runs([0], [1], [0], [1]))
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 1000])
+def test_colour_windows_find_every_conflict(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Checked a few colours at a time, a run spanning several windows is split correctly:
+    units of one demand on colours 0..5 are fine; a second run overlapping colour 4 is not."""
+    import solver.validator as validator
+
+    monkeypatch.setattr(validator, "CHUNK_UNITS", chunk)
+    ring_stage = Stage.from_demands(4, [0, 1], [2, 3], [6, 1])
+    fine = Assignment.from_runs([0, 1], [0, 0], [0, 6], [6, 1])
+    assert validate(ring_stage, fine).colours_used == 7
+    clash = Assignment.from_runs([0, 1], [0, 0], [0, 4], [6, 1])
+    with pytest.raises(InvalidAssignmentError, match="colour 4"):
+        validate(ring_stage, clash)
