@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict, get_args
 
+from app import version
 from app.schemas.requests import ReproductionTarget as Target
 from app.schemas.results import ParameterValues, parameter_values
 from models.algorithms.base import Algorithm, Params
@@ -246,7 +247,9 @@ class PlanCache:
         kind: str, collective: str, name: str, ring: Ring, values: Mapping[str, object]
     ) -> str:
         shape = [ring.nodes, ring.fibers_per_direction, ring.wavelengths_per_fiber]
-        return json.dumps([CACHE_VERSION, kind, collective, name, *shape, sorted(values.items())])
+        # rwaopt's version is part of the key: a newer solver may prove what an older one did not.
+        tag = [CACHE_VERSION, version()]
+        return json.dumps([*tag, kind, collective, name, *shape, sorted(values.items())])
 
     def save(self) -> None:
         """Atomically (write, then rename): jobs may share one cache file."""

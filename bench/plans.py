@@ -1,0 +1,101 @@
+"""Whole plans as a user runs them: `rwaopt plan --shape paper` in a fresh process, every
+algorithm of a collective, w = 64, at N = 1024 and 4096. Prints wall time and peak RSS, and
+the ratio to a baseline measured in the same run: the same command with solver.constructions
+switched off (every stage coloured by the heuristic, as before the constructions landed).
+The CLI's start is measured too (`--help`, `--version`, against `python -c pass`).
+
+    .venv/bin/python bench/plans.py            # about 15 minutes (the baseline is slow)
+    .venv/bin/python bench/plans.py --quick    # N = 1024 only
+Output: docs/bench-plans.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = str(ROOT / ".venv" / "bin" / "python")
+RWAOPT = str(ROOT / ".venv" / "bin" / "rwaopt")
+
+# The baseline: the same CLI with the constructions refused (solver.solve asks constructible()).
+BASELINE = (
+    "import sys, solver.solve as s; s.constructible = lambda stage: False; "
+    "from app.cli import cli; sys.argv[0] = 'rwaopt'; cli()"
+)
+
+
+def run(argv: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB) of one child process; its output is discarded."""
+    started = time.monotonic()
+    with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as child:
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode != 0:
+            raise SystemExit(f"{' '.join(argv)} failed: {child.stderr.read().decode()[-2000:]}")
+    return time.monotonic() - started, usage.ru_maxrss / 1024
+
+
+def best_of(argv: list[str], times: int) -> float:
+    return min(run(argv)[0] for _ in range(times))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="N = 1024 only")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "bench-plans.md")
+    args = parser.parse_args()
+    lines = [
+        "# Whole plans from the CLI (`bench/plans.py`)",
+        "",
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}. Each command runs in a fresh process (imports, planning, "
+        "JSON output to /dev/null); peak RSS is the child's. Baseline: the same command with "
+        "`solver.constructions` switched off.",
+        "",
+        "## Start-up",
+        "",
+        "| command | best of 5 (s) |",
+        "|---|---|",
+    ]
+    for label, argv in (
+        ("python -c pass (interpreter alone)", [PYTHON, "-c", "pass"]),
+        ("rwaopt --help", [RWAOPT, "--help"]),
+        ("rwaopt --version", [RWAOPT, "--version"]),
+    ):
+        seconds = best_of(argv, 5)
+        lines.append(f"| `{label}` | {seconds:.3f} |")
+        print(label, f"{seconds:.3f} s", flush=True)
+    lines += [
+        "",
+        "## Plans (w = 64, F = 1, paper shapes, every algorithm)",
+        "",
+        "| N | collective | rwaopt (s) | peak RSS (MB) | baseline (s) | baseline RSS (MB) | "
+        "speed-up |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for n in (1024,) if args.quick else (1024, 4096):
+        for collective in ("allgather", "allreduce", "alltoall"):
+            flags = [
+                "plan", "--collective", collective, "--nodes", str(n), "--wavelengths", "64",
+                "--shape", "paper", "--message-bytes", "4MiB", "--json",
+            ]  # fmt: skip
+            ours, ours_mb = run([RWAOPT, *flags])
+            base, base_mb = run([PYTHON, "-c", BASELINE, *flags])
+            row = (
+                f"| {n} | {collective} | {ours:.2f} | {ours_mb:.0f} | {base:.2f} | {base_mb:.0f} "
+                f"| {base / ours:.1f}x |"
+            )
+            lines.append(row)
+            print(row, flush=True)
+    args.out.write_text("\n".join(lines) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
