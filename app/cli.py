@@ -303,7 +303,7 @@ def plan_command(
     from app.planning import prepare
     from app.presentation.text import parse_size, plan_csv, plan_text
     from app.schemas.requests import PlanRequest
-    from app.service import execute
+    from app.service import answer
 
     def work() -> str:
         if as_json and as_csv:
@@ -337,7 +337,7 @@ def plan_command(
         }
         spec = prepare(_validated(PlanRequest, fields))
         with LazyProgress(enabled=sys.stderr.isatty()) as progress:
-            result = execute(spec, progress.update).result
+            result = answer(spec, progress.update)
         if as_json:
             return result.model_dump_json(indent=2) + "\n"
         return plan_csv(result) if as_csv else plan_text(result)

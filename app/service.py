@@ -10,14 +10,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from app.persistence.codec import encode
-from app.persistence.store import Reproduction, Solution
 from app.planning import PlannedAlgorithm, PlanProgress, PlanSpec, run_plan
-from app.presentation.report import write_report
 from app.recommendation import recommendation
-from app.reproduce import PlanCache
-from app.reproduce import reproduce as build_sections
 from app.schemas.requests import (
     ReproductionRequest,
     RingSpec,
@@ -39,6 +35,12 @@ from models.ring import Ring
 from solver.electrical import compare
 from solver.solve import solve_stage
 
+if TYPE_CHECKING:
+    from app.persistence.store import Reproduction, Solution
+
+# The database, the report writer (matplotlib) and the reproductions load inside the functions
+# that use them: `rwaopt plan` needs none of them, and they cost about a second to import.
+
 
 @dataclass(frozen=True)
 class SolvedPlan:
@@ -48,6 +50,11 @@ class SolvedPlan:
     result: PlanResult
     solutions: list[Solution]
     seconds: float
+
+
+def answer(spec: PlanSpec, progress: PlanProgress | None = None) -> PlanResult:
+    """A checked plan's answer alone, for a caller that stores nothing (the CLI)."""
+    return plan_result(spec, run_plan(spec, progress))
 
 
 def execute(spec: PlanSpec, progress: PlanProgress | None = None) -> SolvedPlan:
@@ -80,6 +87,9 @@ def plan_result(spec: PlanSpec, planned: list[PlannedAlgorithm]) -> PlanResult:
 
 def solutions(planned: list[PlannedAlgorithm]) -> list[Solution]:
     """One stored solution per distinct stage of every algorithm."""
+    from app.persistence.codec import encode
+    from app.persistence.store import Solution
+
     return [
         Solution(p.algorithm, s.index, encode(s.stage, s.result.assignment))
         for p in (entry.plan for entry in planned)
@@ -113,6 +123,11 @@ def reproduce(request: ReproductionRequest, out: Path, cache: Path | None = None
     """Rebuild the chosen papers' tables and figures into `out` (`rwaopt reproduce`, POST
     /api/v1/reproductions); plans solved before are read from `cache` (default
     `out/cache.json`) and new ones added to it."""
+    from app.persistence.store import Reproduction
+    from app.presentation.report import write_report
+    from app.reproduce import PlanCache
+    from app.reproduce import reproduce as build_sections
+
     started = time.monotonic()
     out.mkdir(parents=True, exist_ok=True)
     plans = PlanCache(cache or out / "cache.json")

@@ -16,6 +16,7 @@ w = 64, F = 1 paper plans whose model fits (3M nonzeros), and tried on the large
 
     .venv/bin/python bench/grid.py                # the whole grid: docs/bench-grid.md, .csv
     .venv/bin/python bench/grid.py --nodes 512    # one N (the docs are rewritten with it)
+    .venv/bin/python bench/grid.py --nodes 4096 --no-best --append   # add to the last run
 """
 
 from __future__ import annotations
@@ -217,8 +218,34 @@ def textbook_rows(n: int, cache: StageCache) -> list[str]:
     return out
 
 
-def write_docs(rows: list[Row], textbook: list[str], out: Path, started: float) -> None:
-    dump = {"rows": [[r.values, r.gaps] for r in rows], "textbook": textbook}
+@dataclass
+class Run:
+    """What the docs are written from; `--append` continues an earlier run's."""
+
+    rows: list[Row]
+    textbook: list[str]
+    earlier_s: float = 0.0  # seconds of the runs appended to
+    earlier_rss_mb: float = 0.0
+    runs: list[str] | None = None  # how each run was invoked
+
+
+def load(out: Path) -> Run:
+    dump = json.loads(out.with_suffix(".json").read_text())
+    rows = [Row(values, [tuple(g) for g in gaps]) for values, gaps in dump["rows"]]
+    return Run(rows, dump["textbook"], dump["seconds"], dump["rss_mb"], list(dump["runs"]))
+
+
+def write_docs(run: Run, out: Path, started: float) -> None:
+    rows, textbook = run.rows, run.textbook
+    seconds = run.earlier_s + time.monotonic() - started
+    rss = max(run.earlier_rss_mb, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    dump = {
+        "rows": [[r.values, r.gaps] for r in rows],
+        "textbook": textbook,
+        "seconds": seconds,
+        "rss_mb": rss,
+        "runs": run.runs,
+    }
     out.with_suffix(".json").write_text(json.dumps(dump))
     with out.with_suffix(".csv").open("w", newline="") as f:
         writer = csv.DictWriter(f, FIELDS)
@@ -230,8 +257,8 @@ def write_docs(rows: list[Row], textbook: list[str], out: Path, started: float) 
         "# The evaluation grid on true RWA (`bench/grid.py`)",
         "",
         f"Machine: {platform.processor() or platform.machine()}, Python "
-        f"{platform.python_version()}; run took {time.monotonic() - started:.0f} s, peak RSS "
-        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB. Message size for "
+        f"{platform.python_version()}; {seconds:.0f} s in all, peak RSS {rss:.0f} MB; runs: "
+        f"{'; '.join(f'`{r}`' for r in run.runs or [])}. Message size for "
         f"the best-shape search: {MESSAGE_BYTES / 2**20:.0f} MiB; search budget "
         f"{SEARCH_BUDGET_S:.0f} s per algorithm. One stage cache for the whole run (chi does not "
         "depend on w or F): a cell's time is what it cost after the cells before it; `solved` "
@@ -317,11 +344,13 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, nargs="*", default=list(NODES))
     parser.add_argument("--no-best", action="store_true", help="paper shapes only")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "bench-grid.md")
+    parser.add_argument("--append", action="store_true", help="add to the earlier run's rows")
     args = parser.parse_args()
     started = time.monotonic()
     cache = StageCache(run_limit=200_000_000)
-    rows: list[Row] = []
-    textbook: list[str] = []
+    run = load(args.out) if args.append else Run([], [], runs=[])
+    run.runs = [*(run.runs or []), "bench/grid.py " + " ".join(sys.argv[1:])]
+    rows, textbook = run.rows, run.textbook
     for n in args.nodes:
         for w in WAVELENGTHS:
             for f in FIBRES:
@@ -333,9 +362,9 @@ def main() -> None:
                         f"N={n} w={w} F={f} {collective}: {time.monotonic() - t:.1f} s",
                         flush=True,
                     )
-                write_docs(rows, textbook, args.out, started)
+                write_docs(run, args.out, started)
         textbook += textbook_rows(n, cache)
-        write_docs(rows, textbook, args.out, started)
+        write_docs(run, args.out, started)
     print(f"wrote {args.out} and {args.out.with_suffix('.csv')}")
 
 

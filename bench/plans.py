@@ -1,5 +1,6 @@
 """Whole plans as a user runs them: `rwaopt plan --shape paper` in a fresh process, every
-algorithm of a collective, w = 64, at N = 1024 and 4096. Prints wall time and peak RSS, and
+algorithm of a collective, w = 64, at N = 1024 and 4096. Prints wall time and peak RSS (and
+the planning alone: prepare + run_plan in a warm process, as a solver process runs it), and
 the ratio to a baseline measured in the same run: the same command with solver.constructions
 switched off (every stage coloured by the heuristic, as before the constructions landed).
 The CLI's start is measured too (`--help`, `--version`, against `python -c pass`).
@@ -22,6 +23,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = str(ROOT / ".venv" / "bin" / "python")
 RWAOPT = str(ROOT / ".venv" / "bin" / "rwaopt")
+
+# In-process: prepare + run_plan only (no imports, no output), as the service's solver
+# process runs them; printed seconds.
+PLANNING = (
+    "import sys, time; from app.planning import prepare, run_plan; "
+    "from app.schemas.requests import PlanRequest; "
+    "r = PlanRequest.model_validate({'ring': {'nodes': int(sys.argv[2]), "
+    "'wavelengths_per_fiber': 64}, 'collective': sys.argv[1], "
+    "'message_sizes_bytes': [4194304], 'shape': 'paper'}); "
+    "t = time.monotonic(); run_plan(prepare(r)); print(time.monotonic() - t)"
+)
 
 # The baseline: the same CLI with the constructions refused (solver.solve asks constructible()).
 BASELINE = (
@@ -75,9 +87,9 @@ def main() -> None:
         "",
         "## Plans (w = 64, F = 1, paper shapes, every algorithm)",
         "",
-        "| N | collective | rwaopt (s) | peak RSS (MB) | baseline (s) | baseline RSS (MB) | "
-        "speed-up |",
-        "|---|---|---|---|---|---|---|",
+        "| N | collective | planning only (s) | rwaopt plan (s) | peak RSS (MB) | baseline (s) | "
+        "baseline RSS (MB) | speed-up |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for n in (1024,) if args.quick else (1024, 4096):
         for collective in ("allgather", "allreduce", "alltoall"):
@@ -85,10 +97,17 @@ def main() -> None:
                 "plan", "--collective", collective, "--nodes", str(n), "--wavelengths", "64",
                 "--shape", "paper", "--message-bytes", "4MiB", "--json",
             ]  # fmt: skip
+            planning = float(
+                subprocess.run(
+                    [PYTHON, "-c", PLANNING, collective, str(n)],
+                    capture_output=True, text=True, check=True, cwd=ROOT,
+                ).stdout.split()[-1]
+            )  # fmt: skip
             ours, ours_mb = run([RWAOPT, *flags])
             base, base_mb = run([PYTHON, "-c", BASELINE, *flags])
             row = (
-                f"| {n} | {collective} | {ours:.2f} | {ours_mb:.0f} | {base:.2f} | {base_mb:.0f} "
+                f"| {n} | {collective} | {planning:.2f} | {ours:.2f} | {ours_mb:.0f} | {base:.2f} "
+                f"| {base_mb:.0f} "
                 f"| {base / ours:.1f}x |"
             )
             lines.append(row)

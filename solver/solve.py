@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,13 +24,14 @@ from models.stage import Stage
 from solver import node_limits
 from solver.bounds import load_bound, lp_load_bound
 from solver.constructions import construct, constructible
-from solver.exact_cpsat import ExactOutcome, solve_cpsat
-from solver.exact_highs import solve_highs
 from solver.formulation import build
 from solver.heuristic import heuristic_assignment
 from solver.outcome import Method, RwaResult, SolvedBy, SolveOptions, Status
 from solver.quick_bounds import quick_bound
 from solver.validator import validate
+
+if TYPE_CHECKING:
+    from solver.exact_cpsat import ExactOutcome
 
 EXACT_SIZE_LIMIT = 2_000_000  # exact models beyond this are refused (method=exact)
 NODE_LIMIT_WORK = 200_000  # colour classes x slots the first-fit node-limited scheduler may scan
@@ -153,9 +155,15 @@ def _solve_rwa(ring: Ring, stage: Stage, method: Method, time_limit_s: float) ->
             form = build(stage, chi, lower)
             remaining = max(0.1, time_limit_s - (time.monotonic() - started))
             outcome: ExactOutcome
+            # The back ends load here: OR-Tools and Pyomo take seconds to import, and most
+            # plans never need them.
             if method == Method.EXACT_HIGHS:
+                from solver.exact_highs import solve_highs
+
                 outcome = solve_highs(form, remaining)
             else:
+                from solver.exact_cpsat import solve_cpsat
+
                 outcome = solve_cpsat(form, remaining, hint=assignment)
             lower = max(lower, outcome.bound)
             timed_out = outcome.timed_out

@@ -23,6 +23,7 @@ as their solve) and are keyed as given. Mapped assignments are checked by the va
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 
@@ -155,22 +156,29 @@ class StageCache:
     results: OrderedDict[bytes, RwaResult] = field(default_factory=OrderedDict)
     hits: int = 0
     runs: int = 0
+    # Plans of one process may run in threads (inline jobs): the dict is guarded, the solve
+    # is not (two threads may solve the same new stage once each).
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def has(self, ring: Ring, stage: Stage, options: SolveOptions) -> bool:
         """An equivalent stage is cached (solve would not solve)."""
-        return self.key(canonical(stage).stage, ring, options) in self.results
+        key = self.key(canonical(stage).stage, ring, options)
+        with self.lock:
+            return key in self.results
 
     def solve(self, ring: Ring, stage: Stage, options: SolveOptions) -> RwaResult:
         """The stage's result, from the cache when an equivalent stage was solved."""
         form = canonical(stage)
         key = self.key(form.stage, ring, options)
-        found = self.results.get(key)
-        if found is not None:
-            self.hits += 1
-            self.results.move_to_end(key)
-        else:
+        with self.lock:
+            found = self.results.get(key)
+            if found is not None:
+                self.hits += 1
+                self.results.move_to_end(key)
+        if found is None:
             found = solve_stage(ring, form.stage, options)
-            self._store(key, found)
+            with self.lock:
+                self._store(key, found)
         return self._for_caller(found, form, stage, ring)
 
     def key(self, stage: Stage, ring: Ring, options: SolveOptions) -> bytes:
