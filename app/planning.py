@@ -27,7 +27,7 @@ from models.optics import max_hops as max_hops_for
 from models.ring import Hardware, Ring
 from solver.electrical_sim import NetworkModel
 from solver.feasibility import PlanOptics, evaluate_plan
-from solver.outcome import SolveOptions
+from solver.outcome import Method, SolveOptions
 from solver.plan import AlgorithmPlan, ProgressCallback, StageCache, plan_algorithm
 from solver.shape_search import BestShape, search_best_shape
 from solver.solve import check_exact_size
@@ -157,15 +157,17 @@ def prepare(request: PlanRequest) -> PlanSpec:
             f"the electrical baseline compares all-reduce (E-Ring, E-RD), not {collective}; "
             "drop electrical or plan allreduce"
         )
+    exact = request.method in (Method.EXACT, Method.EXACT_HIGHS)
     for choice in choices:  # too many stages, or a stage too large for an exact method
-        stages = choice.algorithm.stages(ring, choice.params)
-        if len(stages) > MAX_STAGES:
+        count = choice.algorithm.stage_count(ring, choice.params)
+        if count > MAX_STAGES:
             raise LimitExceededError(
-                f"{choice.algorithm.name} has {len(stages)} stages with these parameters; at "
+                f"{choice.algorithm.name} has {count} stages with these parameters; at "
                 f"most {MAX_STAGES}: choose a shape with fewer stages"
             )
-        for stage in stages:
-            check_exact_size(stage, request.method)
+        if exact:
+            for stage in choice.algorithm.stages(ring, choice.params):
+                check_exact_size(stage, request.method)
     return PlanSpec(
         collective=collective,
         ring=ring,
