@@ -16,7 +16,8 @@ w = 64, F = 1 paper plans whose model fits (3M nonzeros), and tried on the large
 
     .venv/bin/python bench/grid.py                # the whole grid: docs/bench-grid.md, .csv
     .venv/bin/python bench/grid.py --nodes 512    # one N (the docs are rewritten with it)
-    .venv/bin/python bench/grid.py --nodes 4096 --no-best --append   # add to the last run
+    .venv/bin/python bench/grid.py --nodes 4096 --no-best --append   # add to (or redo an N
+                                                                      # of) the last run
 """
 
 from __future__ import annotations
@@ -112,6 +113,13 @@ def gap_reason(plan: AlgorithmPlan, stage: StagePlan) -> tuple[str, str]:
         )
     else:
         why = f"solved by {r.method.value}, not closed"
+    load = int(r.assignment.link_loads(plan.ring, stage.stage).max())
+    if load == r.chi:
+        why += (
+            f"; the colouring meets its routing's busiest link ({load}): the gap is the "
+            "routing's, between that load and the proven bound on L* (the integer "
+            "min-max-load MIP did not close it in its share of the time limit)"
+        )
     params = " ".join(f"{k}={v}" for k, v in plan.params.items())
     what = (
         f"N={plan.ring.nodes} {plan.collective}/{plan.algorithm} ({params}) stage {stage.index} "
@@ -349,6 +357,9 @@ def main() -> None:
     started = time.monotonic()
     cache = StageCache(run_limit=200_000_000)
     run = load(args.out) if args.append else Run([], [], runs=[])
+    again = set(args.nodes)  # an appended N replaces that N's earlier rows
+    run.rows[:] = [r for r in run.rows if r.values["nodes"] not in again]
+    run.textbook[:] = [t for t in run.textbook if int(t.split("|")[1]) not in again]
     run.runs = [*(run.runs or []), "bench/grid.py " + " ".join(sys.argv[1:])]
     rows, textbook = run.rows, run.textbook
     for n in args.nodes:
