@@ -244,7 +244,9 @@ def load(out: Path) -> Run:
 
 
 def write_docs(run: Run, out: Path, started: float) -> None:
-    rows, textbook = run.rows, run.textbook
+    # By N (an appended N lands at the end of the list), otherwise in the order planned.
+    rows = sorted(run.rows, key=lambda r: int(r.values["nodes"]))  # type: ignore[call-overload]
+    textbook = sorted(run.textbook, key=lambda t: int(t.split("|")[1]))
     seconds = run.earlier_s + time.monotonic() - started
     rss = max(run.earlier_rss_mb, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     dump = {

@@ -23,8 +23,10 @@ load bound proves it independently in solver.bounds). Odd r has no such rotation
 general (for prime r every tiling's lengths would have to sum to r, and (r^2 - 1)/8 is not a
 multiple of r), so odd r is left to the heuristic.
 
-The same construction serves an all-to-all among r nodes spaced evenly around a larger ring
-(stride g = N / r, as among WRHT's representatives): every arc is stretched by g.
+The same construction serves an all-to-all among any r nodes p_0 < ... < p_(r-1) of a larger
+ring (WRHT's representatives): small-ring link a becomes the segment of links p_a .. p_(a+1) - 1,
+every arc the union of its segments. Disjoint arcs stay disjoint, and every link of a segment
+is crossed by the same arcs, so the larger ring's L* equals the small ring's: still optimal.
 
 A shift stage (every node i sends k units to i + delta, either direction: a TRA round) is
 built by `shift`: a balanced share of Y units goes the long way, and each direction is
@@ -58,8 +60,8 @@ SHIFT_TRIES = 8  # colour counts above the bound the shift construction tries
 
 def constructible(stage: Stage) -> bool:
     """The stage has a structure `construct` builds (cheap: no colouring)."""
-    found = evenly_spaced_all_to_all(stage)
-    return (found is not None and found[0] % 2 == 0) or shift_of(stage) is not None
+    nodes = all_to_all_among(stage)
+    return (nodes is not None and len(nodes) % 2 == 0) or shift_of(stage) is not None
 
 
 def construct(stage: Stage, lower_bound: int) -> Assignment | None:
@@ -68,38 +70,37 @@ def construct(stage: Stage, lower_bound: int) -> Assignment | None:
     return all_to_all(stage) or shift(stage, lower_bound)
 
 
-def evenly_spaced_all_to_all(stage: Stage) -> tuple[int, int, int] | None:
-    """(r, stride, offset) when `stage` is every ordered pair of the r nodes offset + j stride
-    (j = 0..r-1, r stride = N), each with the same count and either direction; else None."""
-    n, count = stage.nodes, stage.demand_count
+def all_to_all_among(stage: Stage) -> IntArray | None:
+    """The r nodes (ascending) when `stage` is every ordered pair of them, each with the same
+    count and either direction; else None."""
+    count = stage.demand_count
     if count < 2 or stage.allowed[0] != ANY_DIRECTION:
         return None
     # r (r - 1) = count: r is the root of that quadratic, if an integer.
     r = (1 + math.isqrt(1 + 4 * count)) // 2
-    if r * (r - 1) != count or n % r:
+    if r * (r - 1) != count:
         return None
     if not ((stage.allowed == ANY_DIRECTION).all() and (stage.counts == stage.counts[0]).all()):
         return None
-    stride = n // r
-    offset = int(stage.sources[0])
-    if offset >= stride:
+    # Pairs are unique and sorted by (source, destination): the sources come in r runs of
+    # r - 1, and the pairs must be exactly the full list over those nodes.
+    nodes = stage.sources[:: r - 1]
+    if len(nodes) != r or not (np.diff(nodes) > 0).all():
         return None
-    nodes = offset + stride * np.arange(r, dtype=np.int64)
-    # Pairs are unique and sorted by (source, destination): compare with the full list.
-    s = np.repeat(nodes, r)
-    d = np.tile(nodes, r)
+    s, d = np.repeat(nodes, r), np.tile(nodes, r)
     keep = s != d
     if not (np.array_equal(stage.sources, s[keep]) and np.array_equal(stage.destinations, d[keep])):
         return None
-    return r, stride, offset
+    return nodes
 
 
 def all_to_all(stage: Stage) -> Assignment | None:
-    """The construction in the module docstring for an even evenly spaced all-to-all."""
-    found = evenly_spaced_all_to_all(stage)
-    if found is None or found[0] % 2:
+    """The construction in the module docstring for an all-to-all among an even number of
+    nodes."""
+    nodes = all_to_all_among(stage)
+    if nodes is None or len(nodes) % 2:
         return None
-    r = found[0]  # stretching an arc keeps disjoint arcs disjoint: colours carry over
+    r = len(nodes)  # arcs between the r nodes keep their colours on the larger ring
     runs = _even_tilings(r, int(stage.counts[0]))
     # Filled in place: at N = 4096 the runs are 16.7M, and a list of parts plus their
     # concatenation would hold them twice.

@@ -299,7 +299,8 @@ class PlanRequest(SolveSettings):
         Field(description="per algorithm name: its parameters, e.g. {'hring': {'group': 32}}"),
     ] = Field(default_factory=dict)
     message_sizes_bytes: Annotated[
-        list[Annotated[float, Field(gt=0, le=MAX_MESSAGE_BYTES)]],
+        # An exclusive maximum: a fuzzer that prints 1e15 + 1 with 15 digits sends 1e15.
+        list[Annotated[float, Field(gt=0, lt=MAX_MESSAGE_BYTES)]],
         Field(
             max_length=MAX_MESSAGE_SIZES,
             description="per-node message sizes to time, bytes (and/or give `workloads`)",

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from models.ring import Direction, Ring
 from models.stage import Stage
 from solver.bounds import load_bound
-from solver.constructions import construct, evenly_spaced_all_to_all, shift, shift_of
+from solver.constructions import all_to_all_among, construct, shift, shift_of
 from solver.outcome import SolvedBy, Status
 from solver.solve import solve_stage
 from solver.validator import validate
@@ -58,7 +58,7 @@ def test_spaced_all_to_all_with_counts_meets_the_average_load(
     r = 2 * half
     n = r * stride
     stage = spaced_all_to_all(n, r, offset_seed % stride, count)
-    assert evenly_spaced_all_to_all(stage) == (r, stride, offset_seed % stride)
+    assert all_to_all_among(stage).tolist() == list(range(offset_seed % stride, n, stride))
     assignment = construct(stage, 1)
     assert assignment is not None
     shortest = sum(min(d, r - d) for d in range(1, r)) * r * count
@@ -81,11 +81,37 @@ def test_other_stages_are_not_mistaken_for_an_all_to_all() -> None:
     )
     for stage in (missing, fixed, uneven):
         assert construct(stage, 1) is None
-    # all-to-all among nodes 0..5 of a ring of 8: not evenly spaced
-    s, d = np.divmod(np.arange(36), 6)
-    assert construct(Stage.from_demands(8, s[s != d], d[s != d]), 1) is None
-    # two nodes 3 apart on a ring of 8 are not evenly spaced
-    assert evenly_spaced_all_to_all(Stage.from_demands(8, [0, 3], [3, 0])) is None
+    one_way = Stage.from_demands(8, [0, 0, 3], [3, 5, 5])  # 3 demands: no r with r(r-1) = 3
+    assert all_to_all_among(one_way) is None
+
+
+def among(n: int, nodes: list[int], count: int = 1) -> Stage:
+    s, d = np.repeat(nodes, len(nodes)), np.tile(nodes, len(nodes))
+    keep = s != d
+    return Stage.from_demands(n, s[keep], d[keep], np.full(int(keep.sum()), count))
+
+
+def test_uneven_nodes_against_cpsat() -> None:
+    """Nodes 0..5 of a ring of 8 and nodes {0, 1, 3, 7} of 9: the stretched construction
+    equals CP-SAT's optimum on the larger ring."""
+    for stage in (among(8, [0, 1, 2, 3, 4, 5]), among(9, [0, 1, 3, 7], 2)):
+        assignment = construct(stage, 1)
+        assert assignment is not None
+        assert validate(stage, assignment).colours_used == exact_value(stage, "cpsat")
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(n=st.integers(4, 80), data=st.data(), count=st.integers(1, 3))
+def test_all_to_all_among_any_even_nodes_meets_the_load_bound(
+    n: int, data: st.DataObject, count: int
+) -> None:
+    nodes = data.draw(st.sets(st.integers(0, n - 1), min_size=2, max_size=n))
+    if len(nodes) % 2:
+        nodes.discard(max(nodes))
+    stage = among(n, sorted(nodes), count)
+    assignment = construct(stage, 1)
+    assert assignment is not None
+    assert validate(stage, assignment).colours_used == load_bound(stage).lower_bound
 
 
 def test_solve_stage_reports_the_construction_as_optimal() -> None:
