@@ -247,9 +247,19 @@ def _pad_uniform(n: int, lo: IntArray, mult: IntArray, delta: int, target: int) 
         window = sums[delta:] - sums[:-delta]  # window[p]: starts p .. p + delta - 1
         # A phantom at q raises windows q - delta + 1 .. q: their max, for every q.
         ext = np.concatenate([window[n - delta + 1 :], window]) if delta > 1 else window
-        worst = np.lib.stride_tricks.sliding_window_view(ext, delta).max(axis=1)
+        worst = sliding_max(ext, delta)
         phantoms[int(np.argmin(worst))] += 1
     return phantoms
+
+
+def sliding_max(values: IntArray, width: int) -> IntArray:
+    """max(values[i : i + width]) for every i, in O(len log width) (doubling spans)."""
+    best, span = values, 1
+    while 2 * span <= width:
+        best = np.maximum(best[:-span], best[span:])  # best[i] = max of values[i : i + 2 span]
+        span *= 2
+    count = len(values) - width + 1
+    return np.maximum(best[:count], best[width - span : width - span + count])
 
 
 def modular_direction(
@@ -286,6 +296,9 @@ def modular_with(
     the most arcs one colour can hold): runs (arc, first colour, count), or None when the
     order j mod colours puts two overlapping units on one colour."""
     total = int(mult.sum())
+    if total <= colours:  # every unit its own colour: nothing to pad, nothing can clash
+        firsts = np.cumsum(mult) - mult
+        return [(arc, int(firsts[arc]), int(mult[arc])) for arc in range(len(lo))]
     uniform = bool((length == length[0]).all())
     padded = colours * -(-total // colours)
     if uniform and 0 < padded - total <= 5_000 and padded <= alpha * colours:

@@ -183,3 +183,13 @@ def test_shift_takes_the_short_way_when_the_channels_allow(delta: int) -> None:
         assert assignment is not None
         hops = assignment.lightpaths(Ring(8), stage)["hops"]
         assert hops.max() == min(step, 8 - step)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(-50, 50), min_size=1, max_size=40), st.integers(1, 40))
+def test_sliding_max_against_brute_force(values: list[int], width: int) -> None:
+    from solver.heuristic import sliding_max
+
+    width = min(width, len(values))
+    expected = [max(values[i : i + width]) for i in range(len(values) - width + 1)]
+    assert sliding_max(np.array(values, dtype=np.int64), width).tolist() == expected
