@@ -16,6 +16,7 @@ lightpath is never worse than eq. (8) at its own length: the property test check
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -29,11 +30,17 @@ from solver.assignment import Assignment
 from solver.plan import AlgorithmPlan
 
 IntArray = npt.NDArray[np.int64]
-CHUNK_CELLS = 1 << 24  # groups x nodes evaluated at once (bounds memory on huge stages)
+CHUNK_LIGHTPATHS = 1 << 22  # lightpaths evaluated at once (bounds memory on huge stages)
 
 
 def neighbours(ring: Ring, table: dict[str, IntArray]) -> tuple[IntArray, IntArray]:
-    """Per lightpath of `table` (Assignment.lightpaths): (Rx neighbour nodes, Tx neighbours)."""
+    """Per lightpath of `table` (Assignment.lightpaths): (Rx neighbour nodes, Tx neighbours).
+
+    A group is one (slot, direction, fibre): the lightpaths that share its rings. Active
+    nodes (an endpoint of some lightpath of the group) are kept as sorted keys
+    group * N + node, so the active nodes strictly inside a route are a difference of two
+    binary searches: O(L log L) for L lightpaths, however many groups there are. Lightpaths
+    are taken in chunks of whole groups (CHUNK_LIGHTPATHS) to bound memory."""
     n = ring.nodes
     s, d, o = table["source"], table["destination"], table["direction"]
     count = len(s)
@@ -42,36 +49,40 @@ def neighbours(ring: Ring, table: dict[str, IntArray]) -> tuple[IntArray, IntArr
     if count == 0:
         return rx, tx
     key = (table["slot"] * 2 + o) * ring.fibers_per_direction + table["fiber"]
-    groups, group = np.unique(key, return_inverse=True)
-    order = np.argsort(group, kind="stable")
-    starts = np.searchsorted(group[order], np.arange(len(groups) + 1))
-    per_chunk = max(1, CHUNK_CELLS // n)
-    for first in range(0, len(groups), per_chunk):
-        last = min(len(groups), first + per_chunk)
-        pick = order[starts[first] : starts[last]]
-        g = group[pick] - first
-        size = (last - first) * n
-        ends = np.bincount(g * n + s[pick], minlength=size) + np.bincount(
-            g * n + d[pick], minlength=size
-        )
-        sends = np.bincount(g * n + s[pick], minlength=size)
-        active = (ends >= 1).reshape(-1, n).astype(np.int64)
-        prefix = np.zeros((last - first, n + 1), dtype=np.int64)
-        np.cumsum(active, axis=1, out=prefix[:, 1:])
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    # Chunk boundaries at group changes, about CHUNK_LIGHTPATHS lightpaths apart.
+    cuts = [0]
+    while cuts[-1] < count:
+        at = min(count, cuts[-1] + CHUNK_LIGHTPATHS)
+        if at < count:
+            at = int(np.searchsorted(ordered, ordered[at], side="left"))
+            if at <= cuts[-1]:
+                at = int(np.searchsorted(ordered, ordered[cuts[-1]], side="right"))
+        cuts.append(at)
+    for first, last in itertools.pairwise(cuts):
+        pick = order[first:last]
+        g = ordered[first:last] - ordered[first]  # groups of this chunk, from 0
+        ks, kd = g * n + s[pick], g * n + d[pick]
+        ends, end_count = np.unique(np.concatenate([ks, kd]), return_counts=True)
+        senders, send_count = np.unique(ks, return_counts=True)
         # Interior nodes: strictly between the endpoints along the route, h - 1 of them.
         lo = np.where(o[pick] == 0, s[pick], d[pick])
-        hops = table["hops"][pick]
         start = (lo + 1) % n
-        length = hops - 1
-        stop = start + length
+        stop = start + table["hops"][pick] - 1
         wrap = stop > n
+        base = g * n
+        below_start = np.searchsorted(ends, base + start)
         inner = np.where(
             wrap,
-            prefix[g, n] - prefix[g, start] + prefix[g, np.where(wrap, stop - n, 0)],
-            prefix[g, np.minimum(stop, n)] - prefix[g, start],
-        )
-        rx[pick] = inner + (ends[g * n + d[pick]] >= 2)
-        tx[pick] = sends[g * n + s[pick]] >= 2
+            np.searchsorted(ends, base + n)
+            - below_start
+            + np.searchsorted(ends, base + np.where(wrap, stop - n, 0))
+            - np.searchsorted(ends, base),
+            np.searchsorted(ends, base + np.minimum(stop, n)) - below_start,
+        ).astype(np.int64)
+        rx[pick] = inner + (end_count[np.searchsorted(ends, kd)] >= 2)
+        tx[pick] = send_count[np.searchsorted(senders, ks)] >= 2
     return rx, tx
 
 

@@ -69,7 +69,7 @@ def test_neighbours_in_chunks_equal_one_pass(monkeypatch: pytest.MonkeyPatch) ->
     whole = neighbours(ring, table)
     import solver.feasibility as feasibility
 
-    monkeypatch.setattr(feasibility, "CHUNK_CELLS", 12 * 3)  # three groups per chunk
+    monkeypatch.setattr(feasibility, "CHUNK_LIGHTPATHS", 7)  # a few groups per chunk
     parts = neighbours(ring, table)
     assert all((a == b).all() for a, b in zip(whole, parts, strict=True))
 
