@@ -185,7 +185,7 @@ BAD = [
     ({"algorithms": ["ring"], "parameters": {"ring": {"radix": 2}}}, 400, "no parameter radix"),
     ({"algorithms": ["ring"], "parameters": {"optree": {"branching": [2]}}}, 400, "optree"),
     ({"message_sizes_bytes": [0]}, 422, "greater than 0"),
-    ({"message_sizes_bytes": [1e30]}, 422, "less than or equal to"),
+    ({"message_sizes_bytes": [1e30]}, 422, "less than 1000000000000000"),
     ({"message_sizes_bytes": []}, 422, "at least 1"),
     ({"time_limit_s": 0}, 422, "time_limit_s"),
     ({"method": "fast"}, 422, "method"),
