@@ -31,16 +31,18 @@ from solver.plan import AlgorithmPlan
 
 IntArray = npt.NDArray[np.int64]
 CHUNK_LIGHTPATHS = 1 << 22  # lightpaths evaluated at once (bounds memory on huge stages)
+DENSE_FACTOR = 8  # dense per-group prefix counts while groups x N <= this x lightpaths
 
 
 def neighbours(ring: Ring, table: dict[str, IntArray]) -> tuple[IntArray, IntArray]:
     """Per lightpath of `table` (Assignment.lightpaths): (Rx neighbour nodes, Tx neighbours).
 
     A group is one (slot, direction, fibre): the lightpaths that share its rings. Active
-    nodes (an endpoint of some lightpath of the group) are kept as sorted keys
-    group * N + node, so the active nodes strictly inside a route are a difference of two
-    binary searches: O(L log L) for L lightpaths, however many groups there are. Lightpaths
-    are taken in chunks of whole groups (CHUNK_LIGHTPATHS) to bound memory."""
+    nodes (an endpoint of some lightpath of the group) are counted by a prefix sum per group
+    while groups x N is small against the lightpaths (DENSE_FACTOR); otherwise they are kept
+    as sorted keys group * N + node, and the active nodes strictly inside a route are a
+    difference of two binary searches: O(L log L) for L lightpaths, however many groups.
+    Lightpaths are taken in chunks of whole groups (CHUNK_LIGHTPATHS) to bound memory."""
     n = ring.nodes
     s, d, o = table["source"], table["destination"], table["direction"]
     count = len(s)
@@ -62,26 +64,46 @@ def neighbours(ring: Ring, table: dict[str, IntArray]) -> tuple[IntArray, IntArr
         cuts.append(at)
     for first, last in itertools.pairwise(cuts):
         pick = order[first:last]
-        g = ordered[first:last] - ordered[first]  # groups of this chunk, from 0
-        ks, kd = g * n + s[pick], g * n + d[pick]
-        ends, end_count = np.unique(np.concatenate([ks, kd]), return_counts=True)
-        senders, send_count = np.unique(ks, return_counts=True)
+        # Groups of this chunk numbered 0, 1, ... in key order.
+        g = np.cumsum(np.concatenate(([0], np.diff(ordered[first:last]) != 0))).astype(np.int64)
+        groups = int(g[-1]) + 1
+        ps, pd = s[pick], d[pick]
         # Interior nodes: strictly between the endpoints along the route, h - 1 of them.
-        lo = np.where(o[pick] == 0, s[pick], d[pick])
+        lo = np.where(o[pick] == 0, ps, pd)
         start = (lo + 1) % n
         stop = start + table["hops"][pick] - 1
         wrap = stop > n
+        tail = np.where(wrap, stop - n, 0)
+        head = np.minimum(stop, n)
+        if groups * n <= DENSE_FACTOR * len(pick):
+            # Few groups for the lightpaths: a dense prefix count per group is cheaper.
+            size = groups * n
+            sends = np.bincount(g * n + ps, minlength=size)
+            ends = sends + np.bincount(g * n + pd, minlength=size)
+            prefix = np.zeros((groups, n + 1), dtype=np.int64)
+            np.cumsum((ends >= 1).reshape(groups, n), axis=1, out=prefix[:, 1:])
+            inner = np.where(
+                wrap,
+                prefix[g, n] - prefix[g, start] + prefix[g, tail],
+                prefix[g, head] - prefix[g, start],
+            )
+            rx[pick] = inner + (ends[g * n + pd] >= 2)
+            tx[pick] = sends[g * n + ps] >= 2
+            continue
+        ks, kd = g * n + ps, g * n + pd
+        keys, end_count = np.unique(np.concatenate([ks, kd]), return_counts=True)
+        senders, send_count = np.unique(ks, return_counts=True)
         base = g * n
-        below_start = np.searchsorted(ends, base + start)
+        below_start = np.searchsorted(keys, base + start)
         inner = np.where(
             wrap,
-            np.searchsorted(ends, base + n)
+            np.searchsorted(keys, base + n)
             - below_start
-            + np.searchsorted(ends, base + np.where(wrap, stop - n, 0))
-            - np.searchsorted(ends, base),
-            np.searchsorted(ends, base + np.minimum(stop, n)) - below_start,
+            + np.searchsorted(keys, base + tail)
+            - np.searchsorted(keys, base),
+            np.searchsorted(keys, base + head) - below_start,
         ).astype(np.int64)
-        rx[pick] = inner + (end_count[np.searchsorted(ends, kd)] >= 2)
+        rx[pick] = inner + (end_count[np.searchsorted(keys, kd)] >= 2)
         tx[pick] = send_count[np.searchsorted(senders, ks)] >= 2
     return rx, tx
 

@@ -55,6 +55,15 @@ def test_neighbour_counts_match_brute_force(case: tuple[Ring, Stage]) -> None:
     table = result.assignment.lightpaths(ring, stage)
     rx, tx = neighbours(ring, table)
     assert (rx.tolist(), tx.tolist()) == brute_neighbours(ring.nodes, table)
+    import solver.feasibility as feasibility
+
+    for factor in (0, 10**9):  # the binary-search path, then the dense prefix path
+        saved, feasibility.DENSE_FACTOR = feasibility.DENSE_FACTOR, factor
+        try:
+            again = neighbours(ring, table)
+        finally:
+            feasibility.DENSE_FACTOR = saved
+        assert (again[0].tolist(), again[1].tolist()) == (rx.tolist(), tx.tolist())
     # Never worse than the paper's worst case at the lightpath's own length (eq. 8).
     assert (rx <= table["hops"]).all() and (tx <= 1).all()
 
