@@ -67,10 +67,6 @@ class Row:
     gaps: list[tuple[str, str]]  # (the open stage, the (w, F) cell and its steps)
 
 
-def counting_cache(cache: StageCache) -> int:
-    return len(cache.results) + cache.hits
-
-
 def describe(plan: AlgorithmPlan, shape: str, seconds: float, solved: int, note: str) -> Row:
     distinct = [s for s in plan.stages if s.solution_stage == s.index]
     gaps = [gap_reason(plan, s) for s in distinct if s.result.chi != s.result.lower_bound]

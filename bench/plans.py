@@ -35,9 +35,9 @@ PLANNING = (
     "t = time.monotonic(); run_plan(prepare(r)); print(time.monotonic() - t)"
 )
 
-# The baseline: the same CLI with the constructions refused (solver.solve asks constructible()).
+# The baseline: the same CLI with the constructions refused (solver.solve asks structure_of()).
 BASELINE = (
-    "import sys, solver.solve as s; s.constructible = lambda stage: False; "
+    "import sys, solver.solve as s; s.structure_of = lambda stage: None; "
     "from app.cli import cli; sys.argv[0] = 'rwaopt'; cli()"
 )
 

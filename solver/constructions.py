@@ -43,6 +43,7 @@ Every assignment built here is checked by solver.validator like any other.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -58,16 +59,46 @@ IntArray = npt.NDArray[np.int64]
 SHIFT_TRIES = 8  # colour counts above the bound the shift construction tries
 
 
-def constructible(stage: Stage) -> bool:
-    """The stage has a structure `construct` builds (cheap: no colouring)."""
+@dataclass(frozen=True)
+class AllToAll:
+    """Every ordered pair of `nodes` (ascending, an even number of them), `count` units each."""
+
+    nodes: IntArray
+    count: int
+
+
+@dataclass(frozen=True)
+class Shift:
+    """Every node i sends `count` units to i + `delta`."""
+
+    delta: int
+    count: int
+
+
+Structure = AllToAll | Shift
+
+
+def structure_of(stage: Stage) -> Structure | None:
+    """The structure `build_structure` constructs, when the stage has one (cheap: no colouring)."""
     nodes = all_to_all_among(stage)
-    return (nodes is not None and len(nodes) % 2 == 0) or shift_of(stage) is not None
+    if nodes is not None:
+        return AllToAll(nodes, int(stage.counts[0])) if len(nodes) % 2 == 0 else None
+    found = shift_of(stage)
+    return None if found is None else Shift(*found)
+
+
+def build_structure(stage: Stage, structure: Structure, lower_bound: int) -> Assignment | None:
+    """The constructed assignment of a stage of this structure; `lower_bound` (proven, on
+    colours) is where the shift construction's search over colour counts starts."""
+    if isinstance(structure, AllToAll):
+        return all_to_all(len(structure.nodes), structure.count)
+    return shift(stage.nodes, structure, lower_bound)
 
 
 def construct(stage: Stage, lower_bound: int) -> Assignment | None:
-    """A constructed assignment of `stage` when its structure has one, else None.
-    `lower_bound` (proven, on colours) is where the searches over colour counts start."""
-    return all_to_all(stage) or shift(stage, lower_bound)
+    """A constructed assignment of `stage` when its structure has one, else None."""
+    structure = structure_of(stage)
+    return None if structure is None else build_structure(stage, structure, lower_bound)
 
 
 def all_to_all_among(stage: Stage) -> IntArray | None:
@@ -94,14 +125,11 @@ def all_to_all_among(stage: Stage) -> IntArray | None:
     return nodes
 
 
-def all_to_all(stage: Stage) -> Assignment | None:
-    """The construction in the module docstring for an all-to-all among an even number of
-    nodes."""
-    nodes = all_to_all_among(stage)
-    if nodes is None or len(nodes) % 2:
-        return None
-    r = len(nodes)  # arcs between the r nodes keep their colours on the larger ring
-    runs = _even_tilings(r, int(stage.counts[0]))
+def all_to_all(r: int, count: int) -> Assignment:
+    """The construction in the module docstring for an all-to-all among r (even) nodes,
+    `count` units per pair; demand indices are those of the stage's sorted pairs, and the
+    arcs between the r nodes keep their colours on a larger ring."""
+    runs = _even_tilings(r, count)
     # Filled in place: at N = 4096 the runs are 16.7M, and a list of parts plus their
     # concatenation would hold them twice.
     size = sum(len(run[0]) for run in runs)
@@ -174,14 +202,10 @@ def shift_of(stage: Stage) -> tuple[int, int] | None:
     return int(delta[0]), int(stage.counts[0])
 
 
-def shift(stage: Stage, lower_bound: int) -> Assignment | None:
+def shift(n: int, structure: Shift, lower_bound: int) -> Assignment | None:
     """The shift construction of the module docstring, or None when no colour count within
     SHIFT_TRIES of the bound passes. Fewest units go the long way: the short way first."""
-    found = shift_of(stage)
-    if found is None:
-        return None
-    n = stage.nodes
-    delta, k = found
+    delta, k = structure.delta, structure.count
     nodes = np.arange(n, dtype=np.int64)
     # Clockwise arcs (i, delta); counter-clockwise arcs (i + delta, n - delta).
     starts = (nodes, (nodes + delta) % n)

@@ -150,29 +150,28 @@ def plan_algorithm(
         if not size > 0:
             raise InvalidInputError(f"message size must be > 0 bytes, got {size}")
     built = algorithm.stages(ring, params)
-    first_of: dict[bytes, int] = {}
-    results: dict[bytes, RwaResult] = {}
+    solved: dict[bytes, tuple[int, RwaResult]] = {}  # by demands: first stage, its result
     stages = []
     for index, stage in enumerate(built):
         if options.max_hops is not None:
             stage = within_hops(stage, options.max_hops)
         key = stage_key(stage)
-        if key not in results:
+        if key not in solved:
             if (
                 deadline is not None
                 and time.monotonic() > deadline
                 and not cache.has(ring, stage, options)
             ):
                 raise DeadlineReached(f"{algorithm.name}: stopped before stage {index}")
-            results[key] = cache.solve(ring, stage, options)
-        first = first_of.setdefault(key, index)
+            solved[key] = (index, cache.solve(ring, stage, options))
+        first, result = solved[key]
         stages.append(
             StagePlan(
                 index,
                 stage.label,
                 stage.demand_count,
                 stage.unit_lightpaths,
-                results[key],
+                result,
                 stage,
                 first,
             )

@@ -23,7 +23,7 @@ from models.ring import Direction, Ring
 from models.stage import Stage
 from solver import node_limits
 from solver.bounds import load_bound, lp_load_bound
-from solver.constructions import construct, constructible
+from solver.constructions import build_structure, structure_of
 from solver.formulation import build
 from solver.heuristic import heuristic_assignment
 from solver.outcome import Method, RwaResult, SolvedBy, SolveOptions, Status
@@ -94,7 +94,7 @@ def check_exact_size(stage: Stage, method: Method) -> None:
     """Refuse an exact method before any solving when even the fewest colours the stage can
     take (its quick bound) make the model too large; a stage solver.constructions builds
     needs no model."""
-    if method not in (Method.EXACT, Method.EXACT_HIGHS) or constructible(stage):
+    if method not in (Method.EXACT, Method.EXACT_HIGHS) or structure_of(stage) is not None:
         return
     least = estimated_size(stage, max(1, quick_bound(stage)))
     if least > EXACT_SIZE_LIMIT:
@@ -108,10 +108,11 @@ def check_exact_size(stage: Stage, method: Method) -> None:
 def _constructed(ring: Ring, stage: Stage, started: float) -> RwaResult | None:
     """The stage built by solver.constructions when that meets ceil(LP of L*): optimal
     without the integer routing search or any colouring (any method would stop here)."""
-    if not constructible(stage):
+    structure = structure_of(stage)
+    if structure is None:
         return None
     lower = lp_load_bound(stage)
-    built = construct(stage, lower)
+    built = build_structure(stage, structure, lower)
     if built is None or validate(stage, built).colours_used != lower:
         return None
     return RwaResult(

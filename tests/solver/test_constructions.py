@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from models.ring import Direction, Ring
 from models.stage import Stage
 from solver.bounds import load_bound
-from solver.constructions import all_to_all_among, construct, shift, shift_of
+from solver.constructions import all_to_all_among, construct, shift_of
 from solver.outcome import SolvedBy, Status
 from solver.solve import solve_stage
 from solver.validator import validate
@@ -134,7 +134,7 @@ def test_shift_equals_cpsat_optimum(n: int) -> None:
     for delta in range(1, n):
         for count in (1, 3):
             stage = shift_stage(n, delta, count)
-            assignment = shift(stage, load_bound(stage).lower_bound)
+            assignment = construct(stage, load_bound(stage).lower_bound)
             assert assignment is not None
             colours = validate(stage, assignment).colours_used
             assert colours == exact_value(stage, "cpsat"), (n, delta, count)
@@ -179,7 +179,7 @@ def test_shift_takes_the_short_way_when_the_channels_allow(delta: int) -> None:
     arcs fill 3 channels, the other two would need a fourth.)"""
     for step in (delta, 8 - delta):
         stage = shift_stage(8, step, 1)
-        assignment = shift(stage, load_bound(stage).lower_bound)
+        assignment = construct(stage, load_bound(stage).lower_bound)
         assert assignment is not None
         hops = assignment.lightpaths(Ring(8), stage)["hops"]
         assert hops.max() == min(step, 8 - step)
