@@ -7,7 +7,7 @@ from which endpoint to which, so the demands are derived from the data, never wr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 import numpy as np
@@ -26,7 +26,27 @@ def _owned(array: IntArray) -> IntArray:
     return array
 
 
-def _frozen(values: npt.ArrayLike) -> IntArray:
+def _unshared(array: IntArray, given: object) -> IntArray:
+    """`array`, or a copy when it shares memory with a writable array the caller gave."""
+    if (
+        isinstance(given, np.ndarray)
+        and given.flags.writeable
+        and np.may_share_memory(array, given)
+    ):
+        return array.copy()
+    return array
+
+
+def frozen(values: npt.ArrayLike) -> IntArray:
+    """A read-only int64 copy; an array that already is one is shared, not copied (a
+    schedule's stages often move data between the same senders and receivers)."""
+    if (
+        isinstance(values, np.ndarray)
+        and values.dtype == np.int64
+        and values.ndim == 1
+        and not values.flags.writeable
+    ):
+        return values
     array = np.array(values, dtype=np.int64).reshape(-1)
     array.setflags(write=False)
     return array
@@ -95,7 +115,19 @@ class Stage:
         key *= 3
         key += a
         if len(key) < 2 or bool((key[1:] > key[:-1]).all()):
-            uniq, summed = key, (k if counts is None else k.copy())
+            # Already sorted and unique: the arrays given are the stage's (decoding the key
+            # would hold four more copies at 16.7M demands). Read-only inputs are shared;
+            # writable ones are copied, so the caller's arrays are never frozen under it.
+            del key
+            return Stage(
+                nodes,
+                _owned(_unshared(s, sources)),
+                _owned(_unshared(d, destinations)),
+                _owned(_unshared(k, counts)),
+                _owned(_unshared(a, allowed)),
+                label,
+                pieces,
+            )
         else:
             order = np.argsort(key, kind="stable")
             ordered = key[order]
@@ -161,9 +193,7 @@ class StageFlow:
         label: str = "",
         bundle: int = 1,
     ) -> StageFlow:
-        return StageFlow(
-            _frozen(senders), _frozen(receivers), _frozen(data), reduction, label, bundle
-        )
+        return StageFlow(frozen(senders), frozen(receivers), frozen(data), reduction, label, bundle)
 
 
 @dataclass(frozen=True, eq=False)
@@ -207,7 +237,34 @@ class Schedule:
         )
 
     def stages(self) -> list[Stage]:
-        return [self.stage(i) for i in range(self.stage_count)]
+        """Every stage; stages with the demands of an earlier one share its arrays (Ring's
+        8190 all-reduce stages at N = 4096 are one set of demands, not 1 GB of copies)."""
+        out: list[Stage] = []
+        seen: dict[tuple[int, int, int], list[Stage]] = {}
+        # Flows with the very same sender and receiver arrays (models.stage.frozen shares
+        # them) have the same demands: not even aggregated again. The flows keep the arrays
+        # alive, so their ids are not reused meanwhile.
+        by_arrays: dict[tuple[int, int, int], Stage] = {}
+        for i, flow in enumerate(self.flows):
+            same = (id(flow.senders), id(flow.receivers), flow.bundle)
+            if same in by_arrays:
+                out.append(replace(by_arrays[same], label=flow.label))
+                continue
+            stage = self.stage(i)
+            s, d, k = stage.sources, stage.destinations, stage.counts
+            fingerprint = (len(s), int((d * (s + 1)).sum()), int((k * (d + 1)).sum()))
+            for earlier in seen.setdefault(fingerprint, []):
+                if all(
+                    np.array_equal(getattr(stage, name), getattr(earlier, name))
+                    for name in ("sources", "destinations", "counts", "allowed")
+                ):
+                    stage = replace(earlier, label=stage.label, pieces=stage.pieces)
+                    break
+            else:
+                seen[fingerprint].append(stage)
+            by_arrays[same] = stage
+            out.append(stage)
+        return out
 
 
 def within_hops(stage: Stage, max_hops: int) -> Stage:

@@ -57,6 +57,7 @@ IntArray = npt.NDArray[np.int64]
 
 
 SHIFT_TRIES = 8  # colour counts above the bound the shift construction tries
+_CHECK_BLOCK = 1 << 20  # demands compared at once when recognising an all-to-all
 
 
 @dataclass(frozen=True)
@@ -118,10 +119,18 @@ def all_to_all_among(stage: Stage) -> IntArray | None:
     nodes = stage.sources[:: r - 1]
     if len(nodes) != r or not (np.diff(nodes) > 0).all():
         return None
-    s, d = np.repeat(nodes, r), np.tile(nodes, r)
-    keep = s != d
-    if not (np.array_equal(stage.sources, s[keep]) and np.array_equal(stage.destinations, d[keep])):
-        return None
+    # Pair j is (nodes[u], nodes[v]): u = j // (r - 1), v the (j mod (r - 1))-th index but u.
+    # Checked a block at a time: at r = 4096 whole index arrays would take 0.4 GB.
+    for first in range(0, count, _CHECK_BLOCK):
+        j = np.arange(first, min(count, first + _CHECK_BLOCK), dtype=np.int64)
+        u = j // (r - 1)
+        v = j - u * (r - 1)
+        v += v >= u
+        if not (
+            np.array_equal(stage.sources[first : first + len(j)], nodes[u])
+            and np.array_equal(stage.destinations[first : first + len(j)], nodes[v])
+        ):
+            return None
     return nodes
 
 
@@ -183,8 +192,9 @@ def _even_tilings(r: int, k: int) -> list[tuple[IntArray, int, int, IntArray, In
             taken, offset = cw_copies, a * k
         else:
             taken, offset = k - cw_copies, a * k + cw_copies - -(-k * m // 2)
+        keep = taken > 0  # no empty runs: Assignment.from_runs would copy every column
         for half in (0, m):
-            runs.append((a + half, m, direction, colour * k + offset, taken))
+            runs.append(((a + half)[keep], m, direction, (colour * k + offset)[keep], taken[keep]))
     return runs
 
 

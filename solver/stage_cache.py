@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 
@@ -45,14 +46,24 @@ DEFAULT_RUN_LIMIT = 8_000_000  # assignment runs kept by a cache (about 256 MB)
 _FLIP = np.array([Direction.CCW, Direction.CW, ANY_DIRECTION], dtype=np.int64)
 
 
+_KEYS: weakref.WeakKeyDictionary[Stage, bytes] = weakref.WeakKeyDictionary()
+
+
 def stage_key(stage: Stage) -> bytes:
-    """A digest of the stage's demands (BLAKE2b, 32 bytes: a collision is not a concern)."""
+    """A digest of the stage's demands (BLAKE2b, 32 bytes: a collision is not a concern).
+    Remembered per stage object: a plan and its cache both key the same stage, and at
+    N = 4096 one digest of OSM's 16.7M demands takes 0.65 s."""
+    known = _KEYS.get(stage)
+    if known is not None:
+        return known
     digest = hashlib.blake2b(digest_size=32)
     digest.update(np.int64(stage.nodes).tobytes())
     for array in (stage.sources, stage.destinations, stage.counts, stage.allowed):
         digest.update(np.int64(len(array)).tobytes())
         digest.update(np.ascontiguousarray(array).data)
-    return digest.digest()
+    key = digest.digest()
+    _KEYS[stage] = key
+    return key
 
 
 @dataclass(frozen=True)

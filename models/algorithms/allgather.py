@@ -17,7 +17,7 @@ from models.algorithms.base import Algorithm, Collective, Params, ParamSpec, int
 from models.algorithms.holdings import Holdings
 from models.closed_forms import ClosedForm
 from models.ring import Ring
-from models.stage import IntArray, Schedule, Stage, StageFlow
+from models.stage import IntArray, Schedule, Stage, StageFlow, frozen
 
 
 def _schedule(ring: Ring, flows: list[StageFlow]) -> Schedule:
@@ -37,8 +37,10 @@ class RingAllGather(Algorithm):
     def schedule(self, ring: Ring, params: Params) -> Schedule:
         n = ring.nodes
         i = np.arange(n)
+        senders, receivers = frozen(i), frozen((i + 1) % n)  # shared by every flow
         flows = [
-            StageFlow.of(i, (i + 1) % n, (i - t) % n, label=f"step {t + 1}") for t in range(n - 1)
+            StageFlow.of(senders, receivers, (i - t) % n, label=f"step {t + 1}")
+            for t in range(n - 1)
         ]
         return _schedule(ring, flows)
 
@@ -73,13 +75,13 @@ class NeighborExchangeAllGather(Algorithm):
         flows = [StageFlow.of(i, first, i, label="step 1")]
         # After step 1 node i holds {i, first[i]}; it forwards both, then what it last got.
         payload = np.stack([i, first], axis=1)
+        # Shared by every flow: the stages alternate between two sets of demands.
+        senders = frozen(np.repeat(i, 2))
+        receivers = (frozen(np.repeat(first, 2)), frozen(np.repeat(second, 2)))
         for t in range(1, n // 2):
             partner = second if t % 2 else first
-            senders = np.repeat(i, 2)
             flows.append(
-                StageFlow.of(
-                    senders, np.repeat(partner, 2), payload.reshape(-1), label=f"step {t + 1}"
-                )
+                StageFlow.of(senders, receivers[t % 2], payload.reshape(-1), label=f"step {t + 1}")
             )
             # Pairing is symmetric: node i just received what partner[i] sent.
             payload = payload[partner]
@@ -104,6 +106,20 @@ class OneStageAllGather(Algorithm):
         d = np.tile(np.arange(n), n)
         keep = s != d
         return _schedule(ring, [StageFlow.of(s[keep], d[keep], s[keep], label="one stage")])
+
+    def stages(self, ring: Ring, params: Params) -> list[Stage]:
+        """The schedule's one stage, every ordered pair, built in sorted order without the
+        schedule's data (tests/models/test_shapes.py checks it equals the schedule's)."""
+        n = ring.nodes
+        s = np.repeat(np.arange(n, dtype=np.int64), n - 1)
+        d = np.tile(np.arange(n - 1, dtype=np.int64), n)
+        d += d >= s  # row s lists every node but s, ascending
+        s.setflags(write=False)  # handed over: the stage keeps these arrays, not copies
+        d.setflags(write=False)
+        return [Stage.from_demands(n, s, d, label="one stage")]
+
+    def stage_count(self, ring: Ring, params: Params) -> int:
+        return 1
 
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
         n, w = ring.nodes, ring.wavelengths_per_fiber

@@ -24,7 +24,7 @@ from models.algorithms.allgather import (
 from models.algorithms.base import Algorithm, Collective, Params, ParamSpec, int_param
 from models.closed_forms import ClosedForm
 from models.ring import Ring
-from models.stage import Reduction, Schedule, StageFlow
+from models.stage import Reduction, Schedule, StageFlow, frozen
 
 
 def _schedule(ring: Ring, chunks: int, flows: list[StageFlow]) -> Schedule:
@@ -52,14 +52,14 @@ class RingAllReduce(Algorithm):
     def schedule(self, ring: Ring, params: Params) -> Schedule:
         n = ring.nodes
         i = np.arange(n)
-        nxt = (i + 1) % n
+        senders, nxt = frozen(i), frozen((i + 1) % n)  # shared by every flow
         flows = [
-            StageFlow.of(i, nxt, (i - t) % n, Reduction.ADD, f"reduce-scatter {t + 1}")
+            StageFlow.of(senders, nxt, (i - t) % n, Reduction.ADD, f"reduce-scatter {t + 1}")
             for t in range(n - 1)
         ]
         # After reduce-scatter node i holds chunk (i + 1) mod N fully reduced.
         flows += [
-            StageFlow.of(i, nxt, (i + 1 - t) % n, Reduction.COPY, f"all-gather {t + 1}")
+            StageFlow.of(senders, nxt, (i + 1 - t) % n, Reduction.COPY, f"all-gather {t + 1}")
             for t in range(n - 1)
         ]
         return _schedule(ring, n, flows)
@@ -188,28 +188,33 @@ class HRingAllReduce(Algorithm):
         n, g = ring.nodes, int_param(params, "group")
         groups = n // g
         part = n // g  # chunks per intra-group part: each member owns N/g chunks
-        node = np.arange(n)
+        node = frozen(np.arange(n))
         pos, grp = node % g, node // g
         nxt = grp * g + (pos + 1) % g
+        intra_senders, intra_receivers = frozen(np.repeat(node, part)), frozen(np.repeat(nxt, part))
         flows = []
 
-        def part_chunks(senders: np.ndarray, parts: np.ndarray) -> tuple[np.ndarray, ...]:
-            s = np.repeat(senders, part)
-            c = (np.repeat(parts, part) * part) + np.tile(np.arange(part), len(senders))
-            return s, c
+        def part_chunks(parts: np.ndarray) -> np.ndarray:
+            """The chunks of every node's part: node i sends `part` chunks of parts[i]."""
+            return (np.repeat(parts, part) * part) + np.tile(np.arange(part), n)
 
         # Reduce-scatter in each group: step t, member p sends part (p - t) mod g to p + 1.
         for t in range(g - 1):
-            s, c = part_chunks(node, (pos - t) % g)
+            c = part_chunks((pos - t) % g)
             flows.append(
                 StageFlow.of(
-                    s, np.repeat(nxt, part), c, Reduction.ADD, f"intra RS {t + 1}", bundle=part
+                    intra_senders,
+                    intra_receivers,
+                    c,
+                    Reduction.ADD,
+                    f"intra RS {t + 1}",
+                    bundle=part,
                 )
             )
         # Member p now owns part (p + 1) mod g of its group. Ring all-reduce of that part across
         # groups: the part's N/g chunks are split one per group.
         own = (pos + 1) % g
-        nxt_grp = ((grp + 1) % groups) * g + pos
+        nxt_grp = frozen(((grp + 1) % groups) * g + pos)
         for t in range(groups - 1):
             c = own * part + (grp - t) % groups
             flows.append(StageFlow.of(node, nxt_grp, c, Reduction.ADD, f"inter RS {t + 1}"))
@@ -218,10 +223,15 @@ class HRingAllReduce(Algorithm):
             flows.append(StageFlow.of(node, nxt_grp, c, Reduction.COPY, f"inter AG {t + 1}"))
         # All-gather in each group: step t, member p forwards part (p + 1 - t) mod g.
         for t in range(g - 1):
-            s, c = part_chunks(node, (pos + 1 - t) % g)
+            c = part_chunks((pos + 1 - t) % g)
             flows.append(
                 StageFlow.of(
-                    s, np.repeat(nxt, part), c, Reduction.COPY, f"intra AG {t + 1}", bundle=part
+                    intra_senders,
+                    intra_receivers,
+                    c,
+                    Reduction.COPY,
+                    f"intra AG {t + 1}",
+                    bundle=part,
                 )
             )
         return _schedule(ring, n, flows)

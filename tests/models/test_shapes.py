@@ -55,6 +55,22 @@ def test_every_candidate_delivers_and_its_fast_stages_equal_the_schedule(algorit
     assert tried >= 1
 
 
+@pytest.mark.parametrize(
+    "algorithm", [a for a in CATALOG if not a.params], ids=lambda a: f"{a.collective}-{a.name}"
+)
+@pytest.mark.parametrize("n", [2, 5, 8, 13])
+def test_unshaped_stages_equal_the_schedule(algorithm, n: int) -> None:
+    """Algorithms without a shape may build their stages directly (OSM does); they are the
+    schedule's own, and the schedule still delivers the collective."""
+    ring = Ring(n, 1, 2)
+    if algorithm.refusal(ring, algorithm.fill_defaults(ring, {})):
+        pytest.skip("the algorithm does not run on this N")
+    params = algorithm.resolve(ring)
+    schedule = algorithm.schedule(ring, params)
+    simulate(schedule)
+    _same_demands(schedule.stages(), algorithm.stages(ring, params))
+
+
 def test_tra2_paper_q_delivers_at_small_n() -> None:
     algorithm = get_algorithm("alltoall", "tra2")
     ring = Ring(4)
@@ -163,13 +179,31 @@ def test_tra2_counts_on_rounds_equal_counts_on_the_schedule(n: int, q: int) -> N
         params = algorithm.resolve(ring, {"processes_per_node": q, "radix_inter": r2})
         counted = algorithm.message_counts(ring, params)
         assert counted is not None and counted[1] == "schedule"
-        limit, a2a.SIMULATED_BLOCKS_LIMIT = a2a.SIMULATED_BLOCKS_LIMIT, 0
+        limit, a2a.COUNTED_BLOCKS_LIMIT = a2a.COUNTED_BLOCKS_LIMIT, 0
         try:
             by_rounds = algorithm.message_counts(ring, params)
         finally:
-            a2a.SIMULATED_BLOCKS_LIMIT = limit
+            a2a.COUNTED_BLOCKS_LIMIT = limit
         assert by_rounds is not None and by_rounds[1] == "rounds"
         assert by_rounds[0] == counted[0]
+
+
+@pytest.mark.parametrize("n", [2, 7, 16, 27, 30])
+def test_tra_counts_on_rounds_equal_counts_on_the_schedule(
+    n: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beyond COUNTED_BLOCKS_LIMIT, TRA counts K and D on its rounds; both ways agree for
+    every radix."""
+    algorithm = get_algorithm("alltoall", "tra")
+    ring = Ring(n)
+    for r in range(2, n + 1):
+        params = algorithm.resolve(ring, {"radix": r})
+        counted = algorithm.message_counts(ring, params)
+        assert counted[1] == "schedule"
+        with monkeypatch.context() as patch:
+            patch.setattr(a2a, "COUNTED_BLOCKS_LIMIT", 0)
+            by_rounds = algorithm.message_counts(ring, params)
+        assert by_rounds == (counted[0], "rounds")
 
 
 def test_digit_count_by_enumeration() -> None:

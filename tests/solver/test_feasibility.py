@@ -68,19 +68,56 @@ def test_neighbour_counts_match_brute_force(case: tuple[Ring, Stage]) -> None:
     assert (rx <= table["hops"]).all() and (tx <= 1).all()
 
 
-def test_neighbours_in_chunks_equal_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+def all_to_all_table(ring: Ring) -> tuple[Stage, object]:
+    n = ring.nodes
+    stage = Stage.from_demands(n, *zip(*[(s, d) for s in range(n) for d in range(n)
+                                         if s != d], strict=True))  # fmt: skip
+    result = solve_stage(ring, stage, SolveOptions(method=Method.HEURISTIC, time_limit_s=5.0))
+    return stage, result.assignment
+
+
+def test_dense_neighbours_in_chunks_equal_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     ring = Ring(12, 1, 2)
-    stage = Stage.from_demands(12, *zip(*[(s, d) for s in range(12) for d in range(12)
-                                          if s != d], strict=True))  # fmt: skip
-    table = solve_stage(
-        ring, stage, SolveOptions(method=Method.HEURISTIC, time_limit_s=5.0)
-    ).assignment.lightpaths(ring, stage)
-    whole = neighbours(ring, table)
+    stage, assignment = all_to_all_table(ring)
+    table = assignment.lightpaths(ring, stage)  # type: ignore[attr-defined]
     import solver.feasibility as feasibility
 
-    monkeypatch.setattr(feasibility, "CHUNK_LIGHTPATHS", 7)  # a few groups per chunk
+    monkeypatch.setattr(feasibility, "DENSE_FACTOR", 10**9)
+    whole = neighbours(ring, table)
+    monkeypatch.setattr(feasibility, "CHUNK_CELLS", 30)  # two groups of 12 nodes per chunk
     parts = neighbours(ring, table)
     assert all((a == b).all() for a, b in zip(whole, parts, strict=True))
+    assert (whole[0].tolist(), whole[1].tolist()) == brute_neighbours(ring.nodes, table)
+
+
+@pytest.mark.parametrize("window", [1, 5, 40])
+def test_stage_in_slot_windows_equals_one_window(
+    monkeypatch: pytest.MonkeyPatch, window: int
+) -> None:
+    """Windows of a few slots give the same counts, worst case and laser power as one pass;
+    the counts are checked against brute-force neighbours and per-lightpath optics."""
+    import solver.feasibility as feasibility
+    from models import optics
+
+    ring = Ring(12, 1, 2)
+    stage, assignment = all_to_all_table(ring)
+    # Both constraints fail for some lightpaths and not for others (60 on power, 104 on BER).
+    params = OpticalParameters(laser_power_dbm=2.35, rx_crosstalk_dbm_per_node=-20.0)
+    one = feasibility.evaluate_stage(ring, stage, assignment, params, 0)  # type: ignore[arg-type]
+    monkeypatch.setattr(feasibility, "WINDOW_LIGHTPATHS", window)
+    assert len(feasibility.slot_windows(ring, assignment)) > 1  # type: ignore[arg-type]
+    parts = feasibility.evaluate_stage(ring, stage, assignment, params, 0)  # type: ignore[arg-type]
+    assert parts == one
+    table = assignment.lightpaths(ring, stage)  # type: ignore[attr-defined]
+    rx, tx = brute_neighbours(ring.nodes, table)
+    each = optics.lightpaths(params, table["hops"], rx, tx)
+    assert one.lightpaths == len(rx)
+    assert one.failing == int(((each.margin_db < 0) | (each.ber >= params.target_ber)).sum())
+    assert one.failing_power == int((each.margin_db < 0).sum())
+    assert one.failing_ber == int((each.ber >= params.target_ber).sum())
+    assert 0 < one.failing_power < one.failing_ber < one.lightpaths
+    assert one.min_laser_power_dbm == pytest.approx(float(each.min_laser_power_dbm.max()))
+    assert one.worst is not None and one.worst.ber == pytest.approx(float(each.ber.max()))
 
 
 def check_not_worse(report, params: OpticalParameters) -> None:  # type: ignore[no-untyped-def]
