@@ -30,11 +30,13 @@ import numpy.typing as npt
 
 from models.ring import Direction
 from models.stage import Stage
+from solver.routing_search import repair
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
 _DENSE_LIMIT = 4_000_000  # orbit x link-class coefficients for the periodic model
+_REPAIR_SHARE = 0.25  # of load_bound's time for the local search before the MIP
 _EPS = 1e-6
 
 
@@ -443,6 +445,20 @@ def _full_solution(stage: Stage, routing: Routing) -> highspy.HighsSolution:
     return sol
 
 
+def _repaired(stage: Stage, routing: Routing, bound: int, deadline: float) -> Routing:
+    """The routing after the local search of solver.routing_search, aimed at the bound first
+    and then one unit below the routing's value at a time; the routing itself when no
+    target is reached."""
+    for target in range(bound, routing.value):
+        x = repair(stage, routing.clockwise, (routing.cw_load, routing.ccw_load), target, deadline)
+        if x is not None:
+            found = _routing_from(stage, x.astype(np.float64))
+            return found if found.value < routing.value else routing
+        if time.monotonic() > deadline:
+            break
+    return routing
+
+
 def lp_load_bound(stage: Stage) -> int:
     """ceil of the LP relaxation of L*: a proven bound on chi, for one LP solve (no MIP)."""
     if stage.is_empty():
@@ -480,6 +496,10 @@ def load_bound(stage: Stage, time_limit_s: float = 10.0) -> LoadBound:
             break
         t *= 2
     best = min(candidates, key=lambda r: r.value)
+    if best.value > bound:
+        best = _repaired(
+            stage, best, bound, min(deadline, time.monotonic() + _REPAIR_SHARE * time_limit_s)
+        )
     remaining = deadline - time.monotonic()
     # HiGHS checks its time limit only between phases: a MIP whose root LP alone would eat the
     # remaining budget is not started (the LP took lp_seconds; presolve + root take more).

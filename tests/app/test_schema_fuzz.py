@@ -57,7 +57,14 @@ def _valid_reproduction(body: dict[str, Any]) -> bool:
     return (
         set(body) <= {"targets", "quick"}
         and isinstance(quick, bool)
-        and (targets == "all" or (isinstance(targets, list) and set(targets) <= set(names)))
+        and (
+            targets == "all"
+            or (
+                isinstance(targets, list)
+                and all(isinstance(t, str) for t in targets)  # fuzzed lists hold dicts too
+                and set(targets) <= set(names)
+            )
+        )
     )
 
 
