@@ -3,6 +3,7 @@ the report files are written and self-contained."""
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -61,6 +62,25 @@ def test_reproduce_tra_from_the_command_line(tmp_path: Path) -> None:
     )
     assert by_radix[("rounds", 128)]["verdict"] == "agrees"
     assert (tmp_path / "report.md").exists()
+    # Fig. 8's P = 2048 at r = 2, 46 and P, counted on the simulated schedule. By hand:
+    # r = 2: w = 11 digits, K = 11, D = w 2^(w-1) = 11264 (Sec. III-B's text);
+    # r = 46: two digits; the low one takes 45 nonzero values, the top one (2047 // 46 = 44)
+    # 44: K = 89; D = indices with a nonzero low digit (2048 - 45 multiples of 46) plus those
+    # with a nonzero top digit (2048 - 46): 2003 + 2002 = 4005; r = P: K = D = P - 1.
+    with (tmp_path / "tables" / "tra_k_d.csv").open() as table:
+        rows = {
+            (row["quantity"], int(row["radix"])): row
+            for row in csv.DictReader(table)
+            if row["processes"] == "2048"
+        }
+    assert {(q, r): (rows[(q, r)]["counted"], rows[(q, r)]["counted_on"]) for q, r in rows} == {
+        ("rounds", 2): ("11", "schedule"),
+        ("blocks_sent_per_process", 2): ("11264", "schedule"),
+        ("rounds", 46): ("89", "schedule"),
+        ("blocks_sent_per_process", 46): ("4005", "schedule"),
+        ("rounds", 2048): ("2047", "schedule"),
+        ("blocks_sent_per_process", 2048): ("2047", "schedule"),
+    }
 
 
 def test_unknown_target(tmp_path: Path) -> None:

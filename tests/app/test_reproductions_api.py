@@ -33,7 +33,9 @@ def test_a_queued_reproduction_and_its_files(client: TestClient) -> None:
     assert html.status_code == 200 and html.headers["content-type"].startswith("text/html")
     assert "printed_vs_formula" in html.text
     csv = client.get(f"{r.headers['Location']}/files/tables/tra_k_d.csv")
-    assert csv.text.splitlines()[0] == "quantity,processes,radix,printed,formula,counted,verdict"
+    assert csv.text.splitlines()[0] == (
+        "quantity,processes,radix,printed,formula,counted,counted_on,verdict"
+    )
     missing = client.get(f"{r.headers['Location']}/files/nope.txt")
     assert missing.status_code == 404 and "report.md" in missing.json()["message"]
 
