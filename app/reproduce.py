@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypedDict, get_args
+from typing import Any, Protocol, TypedDict, cast, get_args
 
 from app import version
 from app.schemas.requests import ReproductionTarget as Target
@@ -207,11 +207,23 @@ ONE_STAGE_LIMIT = 1024  # the depth sweep solves depth 1 (one all-to-all stage) 
 CACHE_VERSION = 2  # bump when a summary gains fields
 
 
-class PlanCache:
-    """True steps (and the longest lightpath) of solved plans, by request, in a JSON file."""
+class SummaryStore(Protocol):
+    """Where summaries outlive the process (app.persistence.store.SummaryStore: the
+    deployment's database, shared by every queued reproduction)."""
 
-    def __init__(self, path: Path | None) -> None:
+    def get(self, key: str) -> dict[str, Any] | None: ...
+
+    def put(self, key: str, summary: Mapping[str, Any]) -> None: ...
+
+
+class PlanCache:
+    """True steps (and the longest lightpath) of solved plans, by request: in memory, in a
+    JSON file (`path`, the CLI's `<out>/cache.json`) and in a store (`store`, the database of
+    queued reproductions), each when given. Same request, same summary: a plan is solved once."""
+
+    def __init__(self, path: Path | None, store: SummaryStore | None = None) -> None:
         self.path = path
+        self.store = store
         self.entries: dict[str, Summary] = {}
         if path is not None and path.exists():
             self.entries = json.loads(path.read_text("utf-8"))
@@ -222,26 +234,42 @@ class PlanCache:
         algorithm = get_algorithm(collective, name)
         resolved = algorithm.resolve(ring, params or {})
         key = self._key("plan", collective, name, ring, parameter_values(resolved))
-        if key not in self.entries:
-            self.entries[key] = _summary(_solve(algorithm, ring, resolved))
-            self.save()
-        return self.entries[key]
+        found = self._known(key)
+        if found is None:
+            found = self._keep(key, _summary(_solve(algorithm, ring, resolved)))
+        return found
 
     def best(self, collective: str, name: str, ring: Ring, budget_s: float) -> Summary:
         """The best shape of the family at 4 MiB, searched on true RWA from the paper's."""
         key = self._key("best", collective, name, ring, {"budget_s": budget_s})
-        if key not in self.entries:
+        found = self._known(key)
+        if found is None:
             algorithm = get_algorithm(collective, name)
             paper = _solve(algorithm, ring, algorithm.paper_shape(ring))
-            found = search_best_shape(
+            searched = search_best_shape(
                 algorithm, ring, [MESSAGE_BYTES], Hardware(), OPTIONS, budget_s, paper
             )
-            summary = _summary(found.plan)
-            summary["shape"] = parameter_values(found.plan.params)
-            summary["exhaustive"] = found.report.exhaustive
-            self.entries[key] = summary
+            summary = _summary(searched.plan)
+            summary["shape"] = parameter_values(searched.plan.params)
+            summary["exhaustive"] = searched.report.exhaustive
+            found = self._keep(key, summary)
+        return found
+
+    def _known(self, key: str) -> Summary | None:
+        if key in self.entries:
+            return self.entries[key]
+        stored = None if self.store is None else self.store.get(key)
+        if stored is not None:
+            self.entries[key] = cast(Summary, stored)
             self.save()
-        return self.entries[key]
+        return self.entries.get(key)
+
+    def _keep(self, key: str, summary: Summary) -> Summary:
+        self.entries[key] = summary
+        self.save()
+        if self.store is not None:
+            self.store.put(key, summary)
+        return summary
 
     @staticmethod
     def _key(

@@ -119,10 +119,16 @@ def catalog(
     return [CatalogEntry.of(a, ring) for a in algorithms(collective)]
 
 
-def reproduce(request: ReproductionRequest, out: Path, cache: Path | None = None) -> Reproduction:
+def reproduce(
+    request: ReproductionRequest,
+    out: Path,
+    cache: Path | None = None,
+    database_url: str | None = None,
+) -> Reproduction:
     """Rebuild the chosen papers' tables and figures into `out` (`rwaopt reproduce`, POST
     /api/v1/reproductions); plans solved before are read from `cache` (default
-    `out/cache.json`) and new ones added to it."""
+    `out/cache.json`) and, with `database_url`, from the database's plan summaries (what
+    queued reproductions share); new ones are added to both."""
     from app.persistence.store import Reproduction
     from app.presentation.report import write_report
     from app.reproduce import PlanCache
@@ -130,7 +136,12 @@ def reproduce(request: ReproductionRequest, out: Path, cache: Path | None = None
 
     started = time.monotonic()
     out.mkdir(parents=True, exist_ok=True)
-    plans = PlanCache(cache or out / "cache.json")
+    store = None
+    if database_url is not None:
+        from app.persistence.store import SummaryStore
+
+        store = SummaryStore(database_url)
+    plans = PlanCache(cache or out / "cache.json", store)
     sections = build_sections(request.chosen(), request.quick, plans)
     write_report(sections, out)
     files = {

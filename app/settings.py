@@ -72,8 +72,8 @@ class Settings(BaseSettings):
     reproduction_cache: Annotated[
         Path | None,
         Field(
-            description="JSON file of solved plans that reproductions reuse across runs "
-            "(default: none, each queued reproduction solves its plans afresh)"
+            description="JSON file of solved plans that queued reproductions reuse across "
+            "runs, besides the database's plan summaries they always share (default: none)"
         ),
     ] = None
     solve_wait_s: Annotated[

@@ -78,10 +78,11 @@ def _rwa(data: RwaInput, settings: SolveSettings) -> RwaResponse | ErrorBody:
     return _guarded(lambda: rwa(data, settings))
 
 
-def _reproduce(request: ReproductionRequest) -> Reproduction | ErrorBody:
+def _reproduce(request: ReproductionRequest, database_url: str) -> Reproduction | ErrorBody:
     def work() -> Reproduction:
         with tempfile.TemporaryDirectory(prefix="rwaopt-reproduction-") as out:
-            return reproduce(request, Path(out), get_settings().reproduction_cache)
+            cache = get_settings().reproduction_cache
+            return reproduce(request, Path(out), cache, database_url)
 
     return _guarded(work)
 
@@ -108,11 +109,15 @@ def plan_in_pool(
     return _answer(outcome)
 
 
-def reproduce_in_pool(request: ReproductionRequest, processes: int) -> Reproduction:
+def reproduce_in_pool(
+    request: ReproductionRequest, processes: int, database_url: str
+) -> Reproduction:
     """Blocking: a reproduction in a solver process (its report written to a temporary
-    directory)."""
+    directory; plans summarised in the database at `database_url` are reused)."""
     limit = get_settings().max_solve_s
-    outcome: Reproduction | ErrorBody = pool(processes).run(_reproduce, request, limit_s=limit)
+    outcome: Reproduction | ErrorBody = pool(processes).run(
+        _reproduce, request, database_url, limit_s=limit
+    )
     return _answer(outcome)
 
 

@@ -76,10 +76,12 @@ def run_reproduction_job(
 
     def solve(row: ReproductionDocument) -> bool:
         if solver_processes is not None:
-            return store.finish(reproduction_id, reproduce_in_pool(row.request, solver_processes))
+            done = reproduce_in_pool(row.request, solver_processes, store.url)
+            return store.finish(reproduction_id, done)
         with tempfile.TemporaryDirectory(prefix="rwaopt-reproduction-") as out:
             cache = get_settings().reproduction_cache
-            return store.finish(reproduction_id, reproduce(row.request, Path(out), cache))
+            done = reproduce(row.request, Path(out), cache, store.url)
+            return store.finish(reproduction_id, done)
 
     return _run_job(store, reproduction_id, store.get, solve)
 

@@ -3,14 +3,16 @@ is stored whole or not at all."""
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar, cast
 
 from sqlalchemy import CursorResult, Result, delete, func, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.errors import ErrorBody
@@ -18,6 +20,7 @@ from app.persistence.database import migrate, session_factory
 from app.persistence.tables import (
     JobColumns,
     PlanRow,
+    PlanSummaryRow,
     ReproductionFileRow,
     ReproductionRow,
     SolutionRow,
@@ -563,3 +566,31 @@ class SweepStore(JobStore[SweepTableRow]):
 def _utc(moment: datetime) -> datetime:
     """SQLite drops the time zone of stored datetimes; every stored time is UTC."""
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+class SummaryStore:
+    """Plan summaries that reproductions reuse (`PlanSummaryRow`), by request key."""
+
+    def __init__(self, url: str) -> None:
+        self._sessions: sessionmaker[Session] = session_factory(url)
+
+    @staticmethod
+    def _digest(key: str) -> str:
+        return hashlib.sha256(key.encode()).hexdigest()
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        with self._sessions() as session:
+            row = session.get(PlanSummaryRow, self._digest(key))
+            return None if row is None else dict(row.summary)
+
+    def put(self, key: str, summary: Mapping[str, Any]) -> None:
+        """Store a summary; one stored meanwhile by another job (same request, same result)
+        is kept."""
+        row = PlanSummaryRow(
+            key=self._digest(key), summary=dict(summary), created_at=datetime.now(UTC)
+        )
+        try:
+            with self._sessions.begin() as session:
+                session.add(row)
+        except IntegrityError:
+            pass

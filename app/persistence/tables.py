@@ -105,3 +105,15 @@ class SweepPointRow(Base):
         String(36), ForeignKey("plans.id", ondelete="SET NULL"), index=True, nullable=True
     )
     cached: Mapped[bool] = mapped_column(Boolean)
+
+
+class PlanSummaryRow(Base):
+    """What a reproduction keeps of a plan it solved (app.reproduce.Summary: true steps, the
+    longest lightpath, time): shared by every reproduction of the deployment, so a second run
+    answers from here (the key holds rwaopt's version, so a new solver solves afresh)."""
+
+    __tablename__ = "plan_summaries"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)  # SHA-256 of the request
+    summary: Mapped[dict[str, object]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

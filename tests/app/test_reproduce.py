@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from app.cli import cli
@@ -111,3 +114,32 @@ def test_a_shared_plan_cache_is_reused(tmp_path: Path) -> None:
     second = reproduce(request, tmp_path / "two", shared)
     assert json.loads(shared.read_text()) == solved  # nothing new was solved
     assert [f.model_dump() for f in second.findings] == [f.model_dump() for f in first.findings]
+
+
+def test_a_plan_cache_with_a_store_solves_each_request_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A summary put in the store by one cache is read by another (a later reproduction, in
+    another process): it does not solve again."""
+
+    class Store:
+        def __init__(self) -> None:
+            self.rows: dict[str, dict[str, Any]] = {}
+
+        def get(self, key: str) -> dict[str, Any] | None:
+            return self.rows.get(key)
+
+        def put(self, key: str, summary: Mapping[str, Any]) -> None:
+            self.rows.setdefault(key, dict(summary))
+
+    store = Store()
+    first = PlanCache(None, store).plan("allgather", "ring", Ring(8, 1, 2))
+    assert len(store.rows) == 1 and first["true_steps"] == 7  # Ring all-gather: N - 1 steps
+
+    def no_solve(*args: object) -> None:
+        raise AssertionError("solved again")
+
+    monkeypatch.setattr("app.reproduce._solve", no_solve)
+    again = PlanCache(tmp_path / "cache.json", store).plan("allgather", "ring", Ring(8, 1, 2))
+    assert again == first
+    assert json.loads((tmp_path / "cache.json").read_text()) != {}  # copied to the file too

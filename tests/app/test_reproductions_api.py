@@ -44,3 +44,38 @@ def test_bad_reproduction_requests(client: TestClient) -> None:
     r = client.post("/api/v1/reproductions", json={"targets": ["nature-2031"]})
     assert r.status_code == 422 and "targets" in r.json()["message"]
     assert client.get("/api/v1/reproductions/nope").status_code == 404
+
+
+def test_a_second_reproduction_reuses_the_stored_plan_summaries(
+    client: TestClient, database_url: str
+) -> None:
+    """Queued reproductions keep what they solved in the database (plan_summaries): the same
+    request again adds nothing there and gives the same findings."""
+    from sqlalchemy import func, select
+
+    from app.persistence.database import session_factory
+    from app.persistence.tables import PlanSummaryRow
+
+    def stored() -> int:
+        with session_factory(database_url)() as session:
+            return int(session.scalar(select(func.count()).select_from(PlanSummaryRow)) or 0)
+
+    body = {"targets": ["tra"], "quick": True}
+    first = wait_done(client, client.post("/api/v1/reproductions", json=body).headers["Location"])
+    kept = stored()
+    assert first["status"] == "done" and kept >= 1  # TRA's best radix at N = 64, at least
+    second = wait_done(client, client.post("/api/v1/reproductions", json=body).headers["Location"])
+    assert second["status"] == "done" and stored() == kept
+    assert second["findings"] == first["findings"]
+
+
+def test_summary_store_keeps_the_first_summary(database_url: str) -> None:
+    from app.persistence.database import migrate
+    from app.persistence.store import SummaryStore
+
+    migrate(database_url)
+    store = SummaryStore(database_url)
+    assert store.get("a request") is None
+    store.put("a request", {"true_steps": 7})
+    store.put("a request", {"true_steps": 8})  # another job, same request: the first stays
+    assert store.get("a request") == {"true_steps": 7}
