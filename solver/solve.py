@@ -23,6 +23,7 @@ from models.ring import Direction, Ring
 from models.stage import Stage
 from solver import node_limits
 from solver.bounds import load_bound, lp_load_bound
+from solver.configuration import configuration_bound
 from solver.constructions import AllToAll, build_structure, structure_of
 from solver.formulation import build
 from solver.heuristic import heuristic_assignment
@@ -37,6 +38,7 @@ EXACT_SIZE_LIMIT = 2_000_000  # exact models beyond this are refused (method=exa
 NODE_LIMIT_WORK = 200_000  # colour classes x slots the first-fit node-limited scheduler may scan
 DEFAULT_OPTIONS = SolveOptions()
 AUTO_EXACT_SIZE_LIMIT = 300_000  # auto tries the exact model only below this (build time)
+CONFIGURATION_SHARE = 0.5  # of a stage's time limit, at most, for the configuration LP
 
 
 def estimated_size(stage: Stage, colours: int) -> int:
@@ -190,6 +192,15 @@ def _solve_rwa(ring: Ring, stage: Stage, method: Method, time_limit_s: float) ->
                     used = SolvedBy.EXACT_HIGHS if method == Method.EXACT_HIGHS else SolvedBy.EXACT
                 if outcome.proven:
                     lower = max(lower, exact_chi)
+    source = "load" if lower == bound.lower_bound else "exact"
+    if chi > lower:
+        # The configuration LP can prove what the load bound cannot (a colouring gap).
+        deadline = min(
+            started + time_limit_s, time.monotonic() + CONFIGURATION_SHARE * time_limit_s
+        )
+        found = configuration_bound(stage, lower, assignment, deadline)
+        if found is not None and found.lower_bound > lower:
+            lower, source = found.lower_bound, "configuration"
     # Every assignment that can reach this point passed validate() above.
     if chi == lower:
         status = Status.OPTIMAL
@@ -205,5 +216,5 @@ def _solve_rwa(ring: Ring, stage: Stage, method: Method, time_limit_s: float) ->
         assignment=assignment,
         channels_per_direction=channels,
         seconds=time.monotonic() - started,
-        bound_source="load" if lower == bound.lower_bound else "exact",
+        bound_source=source,
     )

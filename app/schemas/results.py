@@ -38,6 +38,12 @@ class StageRwa(BaseModel):
     gap: float = Field(description="(chi - lower_bound) / chi; 0 when optimal")
     status: Status
     method: SolvedBy = Field(description="what produced the assignment")
+    bound_source: Literal["load", "exact", "configuration"] = Field(
+        default="load",
+        description="what proves lower_bound: 'load' the routing bound L* (max link load "
+        "and the independence bound), 'exact' the exact model's dual bound, 'configuration' "
+        "the configuration LP (column generation: a colour gap the load bound cannot see)",
+    )
 
     @staticmethod
     def measured(r: RwaResult) -> StageRwa:
