@@ -1,6 +1,6 @@
 """The configuration LP of a stage, by column generation: a lower bound on chi that can exceed
-the load bound (RWA-LITERATURE: Jaumard, Meyer & Thiongane's configuration models for RWA;
-Ramaswami & Sivarajan's wavelength-continuity view of a colour as a set of disjoint paths).
+the load bound (../shared/RWA-LITERATURE.md: the independent-set formulation of Lee, Lee &
+Park, IEEE JSAC 2000, and Jaumard, Meyer & Thiongane, Discrete Applied Math 2009).
 
 A configuration is what one colour can carry in one direction: a set of pairwise link-disjoint
 arcs, at most one unit of each demand (two units of a demand overlap). With lambda_c >= 0

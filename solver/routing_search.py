@@ -4,9 +4,9 @@
 balanced roundings of the LP, then a MIP. On irregular stages (OpTree's ragged trees at
 N = 1000) the roundings land one or two units above the bound, and the MIP needs 30 s or more
 to close that last unit (it found OpTree N = 1000 stage 4's 701 only after 33 s). Moving
-single units between the two directions closes it in milliseconds: a min-conflicts search
-with a short tabu list (the textbook recipe for min-max load, e.g. Gendreau, Hertz & Laporte's
-tabu search for routing; here on a ring, where a demand has only two routes).
+single units between the two directions closes it in milliseconds: a min-conflicts repair
+(Minton, Johnston, Philips & Laird, "Minimizing conflicts", AIJ 1992) with a short tabu list
+(Glover's tabu search), on a ring, where a demand has only two routes.
 
 A move takes one unit of a demand that crosses an overloaded link to the other direction.
 Among the demands crossing that link, it picks the one whose other arc has the least load
