@@ -3,13 +3,17 @@ reused result is a valid assignment of the caller's stage at the caller's channe
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.algorithms.catalog import get_algorithm
 from models.ring import ANY_DIRECTION, Direction, Ring
 from models.stage import Stage
+from solver.assignment import Assignment
 from solver.outcome import SolveOptions
 from solver.plan import plan_algorithm
 from solver.stage_cache import StageCache, _least_rotation, canonical, stage_key
@@ -88,3 +92,33 @@ def test_plans_at_other_wavelengths_reuse_every_stage() -> None:
     for a, b in zip(first.stages, second.stages, strict=True):
         assert a.result.chi == b.result.chi
         assert b.result.steps == -(-b.result.chi // 16)
+
+
+def test_an_unproven_canonical_result_is_tried_under_the_callers_labels(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Heuristics depend on the labels: when the canonical solve leaves a gap (here: forced,
+    one colour above the optimum), the stage as given is solved too and the better one kept,
+    mapped to canonical labels and back (validated against the caller's stage)."""
+    import solver.stage_cache as module
+    from solver.outcome import Status
+
+    stage = moved(Stage.from_demands(8, [0, 1, 2, 5], [3, 4, 6, 1], [2, 1, 3, 1]), 3, True)
+    form = canonical(stage)
+    assert not form.identity
+    ring = Ring(8, 1, 4)
+    real = module.solve_stage
+
+    def worse_when_canonical(r: Ring, s: Stage, o: SolveOptions) -> object:
+        result = real(r, s, o)
+        if s is form.stage or stage_key(s) == stage_key(form.stage):
+            a = result.assignment
+            shifted = Assignment(a.demand, a.direction, a.first_colour + 1, a.count)
+            return replace(result, chi=result.chi + 1, assignment=shifted, status=Status.FEASIBLE)
+        return result
+
+    monkeypatch.setattr(module, "solve_stage", worse_when_canonical)
+    got = StageCache().solve(ring, stage, SolveOptions())
+    alone = real(ring, stage, SolveOptions())
+    assert (got.chi, got.lower_bound, got.status) == (alone.chi, alone.lower_bound, Status.OPTIMAL)
+    assert validate(stage, got.assignment).colours_used == got.chi
