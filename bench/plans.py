@@ -2,7 +2,8 @@
 algorithm of a collective, w = 64, at N = 1024 and 4096. Prints wall time and peak RSS (and
 the planning alone: prepare + run_plan in a warm process, as a solver process runs it), and
 the ratio to a baseline measured in the same run: the same command with solver.constructions
-switched off (every stage coloured by the heuristic, as before the constructions landed).
+switched off (every stage coloured by the heuristic, as before the constructions landed) and
+the configuration bound too.
 The CLI's start is measured too (`--help`, `--version`, against `python -c pass`).
 
     .venv/bin/python bench/plans.py            # about 15 minutes (the baseline is slow)
@@ -35,9 +36,12 @@ PLANNING = (
     "t = time.monotonic(); run_plan(prepare(r)); print(time.monotonic() - t)"
 )
 
-# The baseline: the same CLI with the constructions refused (solver.solve asks structure_of()).
+# The baseline: the same CLI with the constructions refused (solver.solve asks structure_of())
+# and without the configuration bound (which would spend its share of every stage the
+# heuristic leaves open: the baseline would measure that, not the constructions).
 BASELINE = (
     "import sys, solver.solve as s; s.structure_of = lambda stage: None; "
+    "s.configuration_bound = lambda *args: None; "
     "from app.cli import cli; sys.argv[0] = 'rwaopt'; cli()"
 )
 

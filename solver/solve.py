@@ -38,7 +38,7 @@ EXACT_SIZE_LIMIT = 2_000_000  # exact models beyond this are refused (method=exa
 NODE_LIMIT_WORK = 200_000  # colour classes x slots the first-fit node-limited scheduler may scan
 DEFAULT_OPTIONS = SolveOptions()
 AUTO_EXACT_SIZE_LIMIT = 300_000  # auto tries the exact model only below this (build time)
-CONFIGURATION_SHARE = 0.5  # of a stage's time limit, at most, for the configuration LP
+CONFIGURATION_SHARE = 0.3  # of a stage's time limit, at most, for the configuration LP
 
 
 def estimated_size(stage: Stage, colours: int) -> int:
