@@ -64,6 +64,10 @@ def test_reproduce_tra_from_the_command_line(tmp_path: Path) -> None:
         "printed_vs_formula",
     )
     assert by_radix[("rounds", 128)]["verdict"] == "agrees"
+    # Sec. V-B prints TRA2's best inter-node radix at P = 2048 as "34 (2048/64 = 32)": the
+    # rule it states, r2 = P / Q, is 32.
+    (inter,) = [f for f in findings if f["item"] == "Fig. 9 (c)"]
+    assert (inter["printed"], inter["formula"], inter["verdict"]) == (34, 32, "printed_vs_formula")
     assert (tmp_path / "report.md").exists()
     # Fig. 8's P = 2048 at r = 2, 46 and P, counted on the simulated schedule. By hand:
     # r = 2: w = 11 digits, K = 11, D = w 2^(w-1) = 11264 (Sec. III-B's text);

@@ -23,11 +23,12 @@ def test_a_queued_reproduction_and_its_files(client: TestClient) -> None:
     doc = wait_done(client, r.headers["Location"])
     assert doc["status"] == "done", doc["error"]
     misprints = [f for f in doc["findings"] if f["verdict"] == "printed_vs_formula"]
-    assert [(f["parameters"].get("radix"), f["printed"], f["formula"]) for f in misprints] == [
-        (16384, 16384, 16383)  # "K (= 16,384) at r = P" against Proposition 1
+    assert [(f["quantity"], f["printed"], f["formula"]) for f in misprints] == [
+        ("rounds", 16384, 16383),  # "K (= 16,384) at r = P" against Proposition 1
+        ("best_radix_inter", 34, 32),  # "34 (2048/64 = 32)": TRA2's rule r2 = P / Q
     ]
     counted = Counter(f["verdict"] for f in doc["findings"])
-    assert doc["verdicts"] == dict(counted) and counted["printed_vs_formula"] == 1
+    assert doc["verdicts"] == dict(counted) and counted["printed_vs_formula"] == 2
     assert {"report.md", "report.html", "findings.json", "tables/tra_k_d.csv"} <= set(doc["files"])
     html = client.get(f"{r.headers['Location']}/files/report.html")
     assert html.status_code == 200 and html.headers["content-type"].startswith("text/html")
