@@ -16,8 +16,8 @@ lightpath is never worse than eq. (8) at its own length: the property test check
 
 from __future__ import annotations
 
+import functools
 import itertools
-import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -228,20 +228,6 @@ def _blocking(params: OpticalParameters, margin: float, ber: float) -> str:
     return "; ".join(reasons)
 
 
-@dataclass
-class _Tally:
-    """What evaluate_stage accumulates over windows."""
-
-    lightpaths: int = 0
-    failing: int = 0
-    failing_power: int = 0
-    failing_ber: int = 0
-    failing_other_scale: int = 0
-    max_hops: int = 0
-    min_laser_power_dbm: float = -math.inf
-    worst: LightpathReport | None = None
-
-
 def evaluate_stage(
     ring: Ring, stage: Stage, assignment: Assignment, params: OpticalParameters, index: int
 ) -> StageOptics:
@@ -250,35 +236,41 @@ def evaluate_stage(
     A lightpath's optics depend only on (hops, Rx neighbours, Tx neighbours), so eqs. (5)-(9)
     are evaluated once per distinct triple and weighted by how many lightpaths share it: a
     window of a million lightpaths has a few thousand triples."""
-    tally = _Tally()
-    for c0, c1 in slot_windows(ring, assignment):
-        _evaluate_window(ring, stage, window(assignment, c0, c1), params, index, tally)
-    if tally.lightpaths == 0:
-        return StageOptics(index, 0, 0, 0, 0, 0, 0, None, None)
+    parts = [
+        _evaluate_window(ring, stage, window(assignment, c0, c1), params, index)
+        for c0, c1 in slot_windows(ring, assignment)
+    ]
+    return functools.reduce(_combined, parts, StageOptics(index, 0, 0, 0, 0, 0, 0, None, None))
+
+
+def _combined(a: StageOptics, b: StageOptics) -> StageOptics:
+    """Two windows of one stage as one: counts add up, the worse worst lightpath wins (the
+    earlier on a tie)."""
+    worst = a.worst
+    if b.worst is not None and (
+        worst is None or (b.worst.ber, -b.worst.margin_db) > (worst.ber, -worst.margin_db)
+    ):
+        worst = b.worst
+    powers = [p for p in (a.min_laser_power_dbm, b.min_laser_power_dbm) if p is not None]
     return StageOptics(
-        index=index,
-        lightpaths=tally.lightpaths,
-        failing=tally.failing,
-        failing_power=tally.failing_power,
-        failing_ber=tally.failing_ber,
-        failing_other_scale=tally.failing_other_scale,
-        max_hops=tally.max_hops,
-        worst=tally.worst,
-        min_laser_power_dbm=tally.min_laser_power_dbm,
+        index=a.index,
+        lightpaths=a.lightpaths + b.lightpaths,
+        failing=a.failing + b.failing,
+        failing_power=a.failing_power + b.failing_power,
+        failing_ber=a.failing_ber + b.failing_ber,
+        failing_other_scale=a.failing_other_scale + b.failing_other_scale,
+        max_hops=max(a.max_hops, b.max_hops),
+        worst=worst,
+        min_laser_power_dbm=max(powers, default=None),
     )
 
 
 def _evaluate_window(
-    ring: Ring,
-    stage: Stage,
-    part: Assignment,
-    params: OpticalParameters,
-    index: int,
-    tally: _Tally,
-) -> None:
+    ring: Ring, stage: Stage, part: Assignment, params: OpticalParameters, index: int
+) -> StageOptics:
     table = part.lightpaths(ring, stage)
     if len(table["source"]) == 0:
-        return
+        return StageOptics(index, 0, 0, 0, 0, 0, 0, None, None)
     rx, tx = neighbours(ring, table)
     n = ring.nodes
     key = (table["hops"] * (n + 1) + rx) * 2 + tx  # rx <= hops <= N - 1, tx in {0, 1}
@@ -289,19 +281,10 @@ def _evaluate_window(
     power = result.margin_db < 0
     noisy = result.ber >= params.target_ber
     other = power | (result.ber_other_scale >= params.target_ber)
-    tally.lightpaths += len(key)
-    tally.failing += int(weight[power | noisy].sum())
-    tally.failing_power += int(weight[power].sum())
-    tally.failing_ber += int(weight[noisy].sum())
-    tally.failing_other_scale += int(weight[other].sum())
-    tally.max_hops = max(tally.max_hops, int(hops.max()))
-    tally.min_laser_power_dbm = max(tally.min_laser_power_dbm, float(need.max()))
-    j = int(np.lexsort((result.margin_db, -result.ber))[0])
+    j = int(np.lexsort((result.margin_db, -result.ber))[0])  # highest BER, then lowest margin
+    i = int(np.flatnonzero(key == triples[j])[0])  # its first lightpath
     ber, margin = float(result.ber[j]), float(result.margin_db[j])
-    if tally.worst is not None and (tally.worst.ber, -tally.worst.margin_db) >= (ber, -margin):
-        return
-    i = int(np.flatnonzero(key == triples[j])[0])
-    tally.worst = LightpathReport(
+    worst = LightpathReport(
         stage=index,
         source=int(table["source"][i]),
         destination=int(table["destination"][i]),
@@ -319,6 +302,17 @@ def _evaluate_window(
         ber_other_scale=float(result.ber_other_scale[j]),
         min_laser_power_dbm=float(need[j]),
         blocking=_blocking(params, margin, ber),
+    )
+    return StageOptics(
+        index=index,
+        lightpaths=len(key),
+        failing=int(weight[power | noisy].sum()),
+        failing_power=int(weight[power].sum()),
+        failing_ber=int(weight[noisy].sum()),
+        failing_other_scale=int(weight[other].sum()),
+        max_hops=int(hops.max()),
+        worst=worst,
+        min_laser_power_dbm=float(need.max()),
     )
 
 

@@ -116,20 +116,14 @@ def _constructed(ring: Ring, stage: Stage, started: float) -> RwaResult | None:
     structure = structure_of(stage)
     if structure is None:
         return None
-    if isinstance(structure, AllToAll):
-        built = build_structure(stage, structure, 0)
-        if built is None:
-            return None
-        chi = validate(stage, built).colours_used
-        lower = hop_bound(stage)
-        if chi != lower:
-            lower = lp_load_bound(stage)
-    else:
+    all_to_all = isinstance(structure, AllToAll)  # built the same whatever the bound
+    lower = hop_bound(stage) if all_to_all else lp_load_bound(stage)
+    built = build_structure(stage, structure, lower)
+    if built is None:
+        return None
+    chi = validate(stage, built).colours_used
+    if chi != lower and all_to_all:
         lower = lp_load_bound(stage)
-        built = build_structure(stage, structure, lower)
-        if built is None:
-            return None
-        chi = validate(stage, built).colours_used
     if chi != lower:
         return None
     return RwaResult(
