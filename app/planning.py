@@ -13,8 +13,8 @@ from dataclasses import dataclass, field, replace
 
 from app.schemas.requests import DEFAULT_SEARCH_BUDGET_S, PlanRequest
 from app.settings import get_settings
+from models.achievable import AchievableBound, achievable_bound
 from models.algorithms.base import Algorithm, Collective, Params, ShapeMode
-from models.algorithms.catalog import algorithms, get_algorithm
 from models.electrical import FatTree
 from models.errors import (
     AlgorithmRefusedError,
@@ -22,11 +22,13 @@ from models.errors import (
     LimitExceededError,
     UnknownAlgorithmError,
 )
-from models.optics import OpticalParameters
+from models.optics import OpticalParameters, longest_reliable_hops
 from models.optics import max_hops as max_hops_for
 from models.ring import Hardware, Ring
+from solver.catalog import Limits, algorithms, get_algorithm
 from solver.electrical_sim import NetworkModel
 from solver.feasibility import PlanOptics, evaluate_plan
+from solver.optimal import OptimalSchedule
 from solver.outcome import Method, SolveOptions
 from solver.plan import AlgorithmPlan, ProgressCallback, StageCache, plan_algorithm
 from solver.shape_search import BestShape, search_best_shape
@@ -64,6 +66,27 @@ class PlanSpec:
     electrical: FatTree | None = None  # compare with the electrical fat-tree (all-reduce)
     simulate_electrical: bool = True
     electrical_model: NetworkModel = "default"
+    # What computed schedules keep to; limits.hop_limit is also the achievable bound's: the
+    # tighter of max_lightpath_hops and the longest lightpath the optics can make reliable.
+    limits: Limits = field(default_factory=Limits)
+
+    def achievable(self, optics_limited: bool = True) -> tuple[AchievableBound, ...]:
+        """The bound on every schedule per message size (models.achievable). Without the
+        optics' hop limit (`optics_limited=False`) it bounds schedules that keep only to
+        max_lightpath_hops: what an optically infeasible algorithm is measured against."""
+        hops = self.limits.hop_limit if optics_limited else self.options.max_hops
+        return tuple(
+            achievable_bound(
+                self.collective.value,
+                self.ring,
+                size,
+                self.hardware,
+                hops,
+                self.options.max_tx,
+                self.options.max_rx,
+            )
+            for size in self.message_bytes
+        )
 
 
 @dataclass(frozen=True)
@@ -80,6 +103,7 @@ class PlannedAlgorithm:
     optics: PlanOptics
     max_hops: int | None = None
     unconstrained_steps: int | None = None
+    achievable: tuple[AchievableBound, ...] = ()  # the bound it is measured against, per size
 
 
 def prepare(request: PlanRequest) -> PlanSpec:
@@ -107,14 +131,22 @@ def prepare(request: PlanRequest) -> PlanSpec:
             )
     else:
         max_hops = request.max_lightpath_hops
+    reliable = longest_reliable_hops(optics)
+    limits = Limits(
+        hop_limit=reliable if max_hops is None else min(max_hops, reliable),
+        max_tx=request.max_tx_per_node,
+        max_rx=request.max_rx_per_node,
+        exact_time_limit_s=request.time_limit_s,
+    )
+    catalog = algorithms(collective, limits)
     if request.algorithms == "all":
-        unknown = sorted(set(params) - {a.name for a in algorithms(collective)})
+        unknown = sorted(set(params) - {a.name for a in catalog})
         if unknown:
             raise UnknownAlgorithmError(
                 f"parameters given for {', '.join(unknown)}, not an algorithm of {collective}"
             )
         chosen, skipped = [], []
-        for a in algorithms(collective):
+        for a in catalog:
             why = a.refusal(ring, a.fill_defaults(ring, dict(params.get(a.name, {}))))
             if why is None:
                 chosen.append(a)
@@ -122,7 +154,7 @@ def prepare(request: PlanRequest) -> PlanSpec:
                 skipped.append((a.name, why))
     else:
         names = request.algorithms
-        chosen, skipped = [get_algorithm(collective, name) for name in names], []
+        chosen, skipped = [get_algorithm(collective, name, limits) for name in names], []
         stray = sorted(set(params) - set(names))
         if stray:
             raise InvalidInputError(
@@ -159,6 +191,8 @@ def prepare(request: PlanRequest) -> PlanSpec:
         )
     exact = request.method in (Method.EXACT, Method.EXACT_HIGHS)
     for choice in choices:  # too many stages, or a stage too large for an exact method
+        if isinstance(choice.algorithm, OptimalSchedule):
+            continue  # its model's size is checked by its refusal; counting would solve it
         count = choice.algorithm.stage_count(ring, choice.params)
         if count > MAX_STAGES:
             raise LimitExceededError(
@@ -181,6 +215,7 @@ def prepare(request: PlanRequest) -> PlanSpec:
         electrical=request.electrical_network.fat_tree() if request.electrical else None,
         simulate_electrical=request.electrical_network.simulate,
         electrical_model=request.electrical_network.network_model,
+        limits=limits,
     )
 
 
@@ -189,6 +224,8 @@ def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> list[Plann
     the best one when asked), and evaluate the optics of the latter;
     `progress(algorithm, done, total)` reports the stages of the paper shape."""
     out = []
+    bounds = spec.achievable()
+    free_bounds = spec.achievable(optics_limited=False)
     for choice in spec.choices:
         algorithm = choice.algorithm
         step = None if progress is None else _bind(progress, algorithm.name)
@@ -216,6 +253,7 @@ def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> list[Plann
         if spec.options.max_hops is not None:
             free = replace(spec.options, max_hops=None)
             baseline = _solve(spec, algorithm, plan.params, None, free, None).true_steps
+        optics = evaluate_plan(plan, spec.optics)
         out.append(
             PlannedAlgorithm(
                 algorithm,
@@ -223,9 +261,12 @@ def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> list[Plann
                 choice.shape,
                 paper,
                 best,
-                evaluate_plan(plan, spec.optics),
+                optics,
                 spec.options.max_hops,
                 baseline,
+                # an optically feasible plan keeps to the optics' hop limit; one that is not
+                # is measured against the bound without it (so its fraction stays <= 1)
+                bounds if optics.feasible else free_bounds,
             )
         )
     return out

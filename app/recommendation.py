@@ -52,6 +52,7 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
     if not planned:
         return advice
     plans = [p.plan for p in planned]
+    by_name = {p.plan.algorithm: p for p in planned}
     feasible = {p.plan.algorithm for p in planned if p.optics.feasible}
     for i, size in enumerate(plans[0].timings):
         ranked = sorted(plans, key=lambda p: (p.timings[i].time_s, p.true_steps, p.algorithm))
@@ -92,9 +93,15 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
         t = best.timings[i]
         skipped = [p.algorithm for p in ranked[: ranked.index(best)]]
         tied = [p.algorithm for p in usable[1:] if p.timings[i].time_s <= t.time_s * (1 + 1e-9)]
+        bound = by_name[best.algorithm].achievable
+        fraction = (
+            f"{bound[i].bound_s / t.time_s:.1%} of the achievable ({bound[i].bound_s:.6g} s)"
+            if bound
+            else f"{t.efficiency:.1%} of the hardware bound's speed"
+        )
         why = (
             f"{best.algorithm}: {best.true_steps} true steps, {t.time_s:.6g} s "
-            f"({t.efficiency:.1%} of the hardware bound's speed), optically feasible"
+            f"({fraction}), optically feasible"
         )
         if skipped:
             why += f"; faster but optically infeasible: {', '.join(skipped)}"

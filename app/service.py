@@ -21,6 +21,7 @@ from app.schemas.requests import (
     SolveSettings,
 )
 from app.schemas.results import (
+    AchievableResult,
     AlgorithmResult,
     CatalogEntry,
     ElectricalResult,
@@ -33,6 +34,7 @@ from models.algorithms.catalog import algorithms
 from models.errors import InvalidInputError
 from models.ring import Ring
 from solver.electrical import compare
+from solver.optimal import OptimalSchedule
 from solver.solve import solve_stage
 
 if TYPE_CHECKING:
@@ -81,8 +83,37 @@ def plan_result(spec: PlanSpec, planned: list[PlannedAlgorithm]) -> PlanResult:
         algorithms=[AlgorithmResult.of(p) for p in planned],
         skipped=[SkippedAlgorithm(algorithm=name, reason=why) for name, why in spec.skipped],
         recommendation=recommendation(planned, electrical),
+        achievable=achievable(spec, planned),
         electrical=None if electrical is None else ElectricalResult.of(electrical),
     )
+
+
+def achievable(spec: PlanSpec, planned: list[PlannedAlgorithm]) -> list[AchievableResult]:
+    """Per message size the bound on every schedule (SPEC 12), and the exact optimum when the
+    plan ran `optimal` and its schedule is proven: every shape the search tried was solved to
+    a proven least number of slots, and the RWA of every slot fits one slot."""
+    exact = next((p for p in planned if isinstance(p.algorithm, OptimalSchedule)), None)
+    out = []
+    for i, (bound, free) in enumerate(
+        zip(spec.achievable(), spec.achievable(optics_limited=False), strict=True)
+    ):
+        entry = AchievableResult(
+            message_bytes=bound.message_bytes,
+            bound_s=bound.bound_s,
+            terms=bound.terms,
+            hop_limit=bound.hop_limit,
+            slots=bound.slots,
+            bound_without_optics_s=free.bound_s,
+        )
+        if exact is not None:
+            winner = exact.best.by_message[i] if exact.best is not None else exact.plan
+            proven = exact.best is None or exact.best.report.exhaustive
+            solved = exact.algorithm.solved(winner.ring, winner.params)  # type: ignore[attr-defined]
+            if proven and solved.optimal and winner.true_steps == solved.slot_count:
+                entry.exact_s = winner.timings[i].time_s
+                entry.exact_pieces = solved.pieces
+        out.append(entry)
+    return out
 
 
 def solutions(planned: list[PlannedAlgorithm]) -> list[Solution]:

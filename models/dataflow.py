@@ -43,7 +43,7 @@ def simulate(schedule: Schedule) -> DataFlowReport:
 
 def _allgather(schedule: Schedule) -> int:
     n = schedule.nodes
-    has = np.eye(n, dtype=bool)
+    has = np.repeat(np.eye(n, dtype=bool), schedule.pieces, axis=1)  # piece j of item i
     moved = 0
     for t, flow in enumerate(schedule.flows):
         held = has[flow.senders, flow.data]
@@ -57,14 +57,17 @@ def _allgather(schedule: Schedule) -> int:
     missing = np.argwhere(~has)
     if len(missing):
         node, item = missing[0]
-        raise DataFlowError(f"after all stages node {node} lacks item {item}")
+        q = schedule.pieces
+        what = f"item {item}" if q == 1 else f"piece {item % q} of item {item // q}"
+        raise DataFlowError(f"after all stages node {node} lacks {what}")
     return moved
 
 
 def _alltoall(schedule: Schedule) -> int:
-    p = len(schedule.endpoint_node)
-    holder = np.arange(p * p) // p  # block s * P + t starts at process s
-    slot = np.full(p * p, -1, dtype=np.int64)  # scratch: which position of a stage wrote a block
+    p, q = len(schedule.endpoint_node), schedule.pieces
+    block = np.arange(p * p * q) // q  # piece j of block b is datum b * q + j
+    holder = block // p  # block s * P + t starts at process s
+    slot = np.full(p * p * q, -1, dtype=np.int64)  # scratch: which position wrote a datum
     moved = 0
     for t, flow in enumerate(schedule.flows):
         # A block named twice is written twice and keeps one position: the other differs.
@@ -81,12 +84,13 @@ def _alltoall(schedule: Schedule) -> int:
             )
         holder[flow.data] = flow.receivers
         moved += len(flow.data)
-    target = np.arange(p * p) % p
+    target = block % p
     bad = np.flatnonzero(holder != target)
     if len(bad):
-        b = int(bad[0])
+        b = int(block[bad[0]])
         raise DataFlowError(
-            f"after all stages block {b // p}->{b % p} is at process {holder[b]}, not {b % p}"
+            f"after all stages block {b // p}->{b % p} is at process {holder[bad[0]]}, "
+            f"not {b % p}"
         )
     return moved
 
@@ -105,20 +109,35 @@ def _allreduce(schedule: Schedule) -> int:
         sent_count = count[s, c]
         sent_fp = fingerprint[s, c]
         if flow.reduction == Reduction.COPY:
-            incomplete = (sent_count != total_count) | (sent_fp != total_fingerprint[c])
-            if incomplete.any():
-                i = int(np.flatnonzero(incomplete)[0])
-                raise DataFlowError(
-                    f"stage {t + 1}: node {s[i]} broadcasts chunk {c[i]} before it is fully "
-                    f"reduced ({sent_count[i]} of {total_count} contributions)"
-                )
-            count[r, c] = sent_count
-            fingerprint[r, c] = sent_fp
+            copy = np.ones(len(c), dtype=bool)
         elif flow.reduction == Reduction.ADD:
-            np.add.at(count, (r, c), sent_count)
-            np.add.at(fingerprint, (r, c), sent_fp)
+            copy = np.zeros(len(c), dtype=bool)
+        elif flow.reduction == Reduction.MIXED and flow.copies is not None:
+            copy = flow.copies.astype(bool)
         else:
             raise DataFlowError(f"stage {t + 1}: all-reduce flow without ADD or COPY")
+        incomplete = copy & ((sent_count != total_count) | (sent_fp != total_fingerprint[c]))
+        if incomplete.any():
+            i = int(np.flatnonzero(incomplete)[0])
+            raise DataFlowError(
+                f"stage {t + 1}: node {s[i]} broadcasts chunk {c[i]} before it is fully "
+                f"reduced ({sent_count[i]} of {total_count} contributions)"
+            )
+        if copy.any() and not copy.all():
+            copied = set(zip(r[copy].tolist(), c[copy].tolist(), strict=True))
+            added = set(zip(r[~copy].tolist(), c[~copy].tolist(), strict=True))
+            both = copied & added
+            if both:
+                node, chunk = min(both)
+                raise DataFlowError(
+                    f"stage {t + 1}: node {node} receives chunk {chunk} both as a copy and "
+                    "as an addition"
+                )
+        add = ~copy
+        np.add.at(count, (r[add], c[add]), sent_count[add])
+        np.add.at(fingerprint, (r[add], c[add]), sent_fp[add])
+        count[r[copy], c[copy]] = sent_count[copy]
+        fingerprint[r[copy], c[copy]] = sent_fp[copy]
         moved += len(c)
     wrong = (count != total_count) | (fingerprint != total_fingerprint[None, :])
     if wrong.any():

@@ -251,3 +251,22 @@ def max_hops(params: OpticalParameters, limit: int = 100_000) -> tuple[int, str]
             hi = mid
     power_ok, _ = ok(hi)
     return lo, "power (eq. 6)" if not power_ok else "BER (eqs. 7-9)"
+
+
+def longest_reliable_hops(params: OpticalParameters, limit: int = 100_000) -> int:
+    """The longest lightpath that can be reliable at all: eq. (6) and BER < target with no
+    crosstalk neighbour (eq. 8 with n_Rx = n_Tx = 0, the best case). Every lightpath of an
+    optically feasible schedule is at most this long, so it is the hop limit of the achievable
+    bound (SPEC 12); `max_hops` is the worst case's (n_Rx = hops, n_Tx = 1), at most this."""
+
+    def ok(h: int) -> bool:
+        optics = lightpaths(params, h, 0, 0)
+        return bool(optics.margin_db >= 0) and bool(optics.ber < params.target_ber)
+
+    if ok(limit):
+        return limit
+    lo, hi = 0, limit
+    while hi - lo > 1:  # loss and signal worsen with every hop, the noise does not change
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+    return lo

@@ -167,6 +167,7 @@ class Reduction(StrEnum):
     NONE = "none"  # all-gather / all-to-all: the datum itself moves or is copied
     ADD = "add"
     COPY = "copy"
+    MIXED = "mixed"  # per datum: COPY where StageFlow.copies is 1, ADD elsewhere
 
 
 @dataclass(frozen=True, eq=False)
@@ -175,7 +176,9 @@ class StageFlow:
     `receivers[i]`. Endpoints are nodes, or processes for multi-process all-to-all.
 
     `bundle` data of one (sender, receiver) pair travel on one unit lightpath (H-Ring's
-    intra-group steps send a whole part of N/g chunks as one transfer); 1 otherwise."""
+    intra-group steps send a whole part of N/g chunks as one transfer); 1 otherwise.
+    `copies` (with Reduction.MIXED only): 1 where the datum is a COPY, 0 where it is an ADD,
+    for schedules that pipeline a reduction and a broadcast in the same slot."""
 
     senders: IntArray
     receivers: IntArray
@@ -183,6 +186,7 @@ class StageFlow:
     reduction: Reduction = Reduction.NONE
     label: str = ""
     bundle: int = 1
+    copies: IntArray | None = None
 
     @staticmethod
     def of(
@@ -192,8 +196,14 @@ class StageFlow:
         reduction: Reduction = Reduction.NONE,
         label: str = "",
         bundle: int = 1,
+        copies: npt.ArrayLike | None = None,
     ) -> StageFlow:
-        return StageFlow(frozen(senders), frozen(receivers), frozen(data), reduction, label, bundle)
+        if (copies is None) != (reduction != Reduction.MIXED):
+            raise InvalidInputError("a MIXED stage flow needs `copies`, and only it")
+        mask = None if copies is None else frozen(copies)
+        return StageFlow(
+            frozen(senders), frozen(receivers), frozen(data), reduction, label, bundle, mask
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -203,13 +213,15 @@ class Schedule:
     `endpoint_node[e]` is the ring node of endpoint e (identity unless processes share nodes);
     a transfer between two endpoints of the same node uses no lightpath.
     `data_count` is the number of distinct data: items (all-gather), chunks (all-reduce) or
-    blocks (all-to-all)."""
+    blocks (all-to-all), times `pieces`: a schedule that cuts every item (block) into
+    `pieces` names piece j of datum i as i * pieces + j (all-reduce chunks are data already)."""
 
     collective: str
     nodes: int
     endpoint_node: IntArray
     data_count: int
     flows: tuple[StageFlow, ...]
+    pieces: int = 1
 
     @property
     def stage_count(self) -> int:

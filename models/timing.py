@@ -36,13 +36,16 @@ def received_bytes_per_node(collective: str, nodes: int, message_bytes: float) -
     all-gather: the other N - 1 contributions; all-to-all: its N - 1 blocks of message/N from
     the others; all-reduce: every element of the result depends on the other nodes' inputs, so
     a node must receive at least one value per element: the message size (bandwidth-optimal
-    algorithms move 2 (N - 1)/N of it, but that bound assumes every node also sends)."""
+    algorithms move 2 (N - 1)/N of it, but that bound assumes every node also sends);
+    reduce-scatter: one value per element of the node's own chunk, message / N."""
     if collective == "allgather":
         return (nodes - 1) * message_bytes
     if collective == "alltoall":
         return (nodes - 1) * message_bytes / nodes
     if collective == "allreduce":
         return message_bytes
+    if collective == "reducescatter":
+        return message_bytes / nodes
     raise ValueError(f"unknown collective {collective}")
 
 

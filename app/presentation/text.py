@@ -80,7 +80,7 @@ def plan_text(result: PlanResult) -> str:
     out: list[str] = []
     sizes = [t.message_bytes for t in result.algorithms[0].timings]
     head = f"{'algorithm':<10}{'shape':<28}{'claimed':>14}{'true':>8}{'bound':>8}{'paper':>8}"
-    head += "".join(f"{size_text(m) + ' (s)':>14}" for m in sizes)
+    head += "".join(f"{size_text(m) + ' (s)':>14}{'of ach.':>9}" for m in sizes)
     out.append(head)
     for p in result.algorithms:
         claim = p.claimed
@@ -89,8 +89,11 @@ def plan_text(result: PlanResult) -> str:
             claimed = f"{claim.value:g}" + ("" if claim.unit == Unit.STEPS else f" {claim.unit}")
         line = f"{p.algorithm:<10}{_shape_text(p):<28}{claimed:>14}{p.true_steps:>8}"
         line += f"{p.steps_lower_bound:>8}{p.shapes.paper.true_steps:>8}"
-        line += "".join(f"{t.time_s:>14.6g}" for t in p.timings)
+        line += "".join(
+            f"{t.time_s:>14.6g}{t.fraction_of_achievable:>9.1%}" for t in p.timings
+        )
         out.append(line)
+    out += _achievable_lines(result)
     for p in result.algorithms:
         search = p.shapes.search
         if search is not None and (search.evaluated + search.pruned > 1 or not search.exhaustive):
@@ -142,6 +145,29 @@ def plan_text(result: PlanResult) -> str:
     return "\n".join(out) + "\n"
 
 
+def _achievable_lines(result: PlanResult) -> list[str]:
+    """The bound on every schedule per size, its terms, and the exact optimum if computed."""
+    out = []
+    for a in result.achievable:
+        terms = ", ".join(f"{name} {seconds:.6g}" for name, seconds in a.terms.items())
+        line = (
+            f"achievable at {size_text(a.message_bytes)}: no schedule is faster than "
+            f"{a.bound_s:.6g} s (at least {a.slots} slots, lightpaths <= {a.hop_limit} hops; "
+            f"terms in s: {terms})"
+        )
+        if a.exact_s is not None:
+            line += f"; exact optimum {a.exact_s:.6g} s ({a.exact_pieces} pieces per item)"
+        out.append(line)
+    if any(not p.feasibility.feasible for p in result.algorithms):
+        out.append(
+            "(optically infeasible algorithms are measured against the bound without the "
+            "optics' hop limit: "
+            + ", ".join(f"{a.bound_without_optics_s:.6g} s" for a in result.achievable)
+            + ")"
+        )
+    return out
+
+
 def _electrical_lines(e: ElectricalResult) -> list[str]:
     head = f"{'electrical':<10}{'steps':>8}" + "".join(
         f"{size_text(t.message_bytes) + ' Hockney':>20}{'simulated':>12}"
@@ -182,6 +208,8 @@ CSV_COLUMNS = (
     "claimed_time_s",
     "hardware_bound_s",
     "efficiency",
+    "achievable_s",
+    "fraction_of_achievable",
 )
 
 
@@ -208,6 +236,8 @@ def plan_csv(result: PlanResult) -> str:
                     t.claimed_time_s,
                     t.hardware_bound_s,
                     t.efficiency,
+                    t.achievable_s,
+                    t.fraction_of_achievable,
                 ]
             )
     return out.getvalue()

@@ -13,6 +13,7 @@ from app.errors import NotFoundError
 from app.planning import PlannedAlgorithm
 from app.schemas.mirror import Mirror
 from app.schemas.requests import OpticsSpec, RingSpec
+from models.achievable import AchievableBound
 from models.algorithms.base import Algorithm, Collective, Params, ShapeMode
 from models.closed_forms import Unit
 from models.dataflow import MessageCounts
@@ -23,7 +24,7 @@ from models.stage import Stage
 from solver.electrical import ElectricalAlgorithmResult, ElectricalComparison
 from solver.feasibility import LightpathReport, PlanOptics
 from solver.outcome import RwaResult, SolvedBy, Status
-from solver.plan import AlgorithmPlan, StagePlan
+from solver.plan import AlgorithmPlan, MessageTiming, StagePlan
 from solver.shape_search import BestShape
 
 
@@ -213,8 +214,56 @@ class TimingResult(Mirror):
     item_bytes: float = Field(description="bytes one lightpath carries per slot")
     time_s: float = Field(description="true steps x slot time")
     claimed_time_s: float | None = Field(description="closed-form steps x slot time")
-    hardware_bound_s: float = Field(description="least time any algorithm could take")
+    hardware_bound_s: float = Field(
+        description="SPEC 3's hardware bound: what a node must receive over its 2 F w "
+        "channels, plus one reconfiguration (a term of the achievable bound)"
+    )
     efficiency: float = Field(description="hardware_bound_s / time_s")
+    achievable_s: float = Field(
+        default=0.0,
+        description="the achievable bound this algorithm is measured against (the plan's "
+        "`achievable`, or, when the algorithm is optically infeasible, the same bound "
+        "without the optics' hop limit: it does not keep to it)",
+    )
+    fraction_of_achievable: float = Field(
+        default=0.0, description="achievable_s / time_s, in (0, 1]: 1 = no schedule is faster"
+    )
+
+    @classmethod
+    def measured(cls, timing: MessageTiming, bound: AchievableBound) -> TimingResult:
+        out = cls.of(timing)
+        out.achievable_s = bound.bound_s
+        out.fraction_of_achievable = bound.bound_s / timing.time_s if timing.time_s > 0 else 1.0
+        return out
+
+
+class AchievableResult(BaseModel):
+    """The bound on every schedule for one message size (SPEC 12; docs/achievable.md)."""
+
+    message_bytes: float
+    bound_s: float = Field(description="no schedule of the model is faster (proven)")
+    terms: dict[str, float] = Field(
+        description="each term alone, in seconds: 'hardware' (SPEC 3), 'receive' (bytes "
+        "every node must receive or send over min(2 F w, Tx, Rx) lightpaths per slot), "
+        "'link_capacity' (byte-hops the collective needs over 2 N F w link-channels per "
+        "slot), 'slots' (least slots from the hop limit and the fan-in, times the "
+        "reconfiguration); bound_s combines them (least slots x reconfiguration + least bytes)"
+    )
+    hop_limit: int = Field(
+        description="longest lightpath the bound allows: the tighter of max_lightpath_hops "
+        "and the longest lightpath the optics can make reliable (no crosstalk neighbour)"
+    )
+    slots: int = Field(description="least number of slots of any schedule")
+    exact_s: float | None = Field(
+        default=None,
+        description="the exact optimum (catalog algorithm `optimal`, best number of pieces "
+        "it tried) when it was computed and proven; null otherwise",
+    )
+    exact_pieces: int | None = Field(default=None, description="its pieces per item")
+    bound_without_optics_s: float = Field(
+        description="the bound without the optics' hop limit (max_lightpath_hops only): "
+        "what optically infeasible algorithms are measured against"
+    )
 
 
 class AssignedLightpath(BaseModel):
@@ -420,7 +469,10 @@ class AlgorithmResult(BaseModel):
             ),
             shapes=Shapes.of(planned),
             closed_forms=[ClosedFormResult.of(f) for f in p.closed_forms],
-            timings=[TimingResult.of(t) for t in p.timings],
+            timings=[
+                TimingResult.measured(t, b)
+                for t, b in zip(p.timings, planned.achievable, strict=True)
+            ],
             time_s=p.timings[0].time_s if p.timings else None,
             seconds=round(p.seconds, 3),
             feasibility=Feasibility.of(planned.optics),
@@ -567,6 +619,11 @@ class PlanResult(BaseModel):
         description="algorithms of the collective left out of 'all' because they refuse the ring"
     )
     recommendation: list[Recommendation]
+    achievable: list[AchievableResult] = Field(
+        default_factory=list,
+        description="per message size: the proven bound on every schedule's time, its "
+        "terms, and the exact optimum where it was computed",
+    )
     electrical: ElectricalResult | None = Field(
         default=None, description="with `electrical`: E-Ring and E-RD on the fat-tree"
     )

@@ -1,0 +1,53 @@
+"""Every algorithm a plan can run: the papers' (`models.algorithms.catalog`) and the schedules
+rwaopt computes itself (the exact optimum, `solver.optimal`), which depend on the request's
+limits and so are built per request."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from models.algorithms.base import Algorithm, Collective
+from models.algorithms.catalog import algorithms as paper_algorithms
+from models.algorithms.catalog import parse_collective
+from models.errors import UnknownAlgorithmError
+from solver.optimal import OptimalSchedule, optimal_for
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What the computed schedules must keep to: the hop limit (the request's
+    max_lightpath_hops and the optics), the per-node limits and the exact model's time limit."""
+
+    hop_limit: int | None = None
+    max_tx: int | None = None
+    max_rx: int | None = None
+    exact_time_limit_s: float = 60.0
+
+
+def computed(collective: Collective, limits: Limits) -> list[Algorithm]:
+    """The algorithms rwaopt builds itself for this collective (no paper claim)."""
+    optimal: OptimalSchedule = optimal_for(
+        collective, limits.hop_limit, limits.max_tx, limits.max_rx, limits.exact_time_limit_s
+    )
+    return [optimal]
+
+
+def algorithms(collective: Collective | str, limits: Limits | None = None) -> list[Algorithm]:
+    """The papers' algorithms of `collective`, then the computed ones."""
+    c = parse_collective(collective)
+    return paper_algorithms(c) + computed(c, limits or Limits())
+
+
+def get_algorithm(
+    collective: Collective | str, name: str, limits: Limits | None = None
+) -> Algorithm:
+    c = parse_collective(collective)
+    everything = algorithms(c, limits)
+    for a in everything:
+        if a.name == name:
+            return a
+    names = ", ".join(a.name for a in everything)
+    raise UnknownAlgorithmError(
+        f"unknown {c.value} algorithm {name!r}; known: {names}",
+        {"collective": c.value, "known": [a.name for a in everything]},
+    )

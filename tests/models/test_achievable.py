@@ -1,0 +1,117 @@
+"""The achievable bound (SPEC 12, docs/achievable.md): every term against hand computation."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models.achievable import COLLECTIVES, achievable_bound, distance_sum
+from models.ring import Hardware, Ring
+from models.timing import hardware_lower_bound_s
+
+HW = Hardware()
+BYTE_S = 8 / 40e9  # a byte on the wire at 40 Gb/s
+CYCLE_S = 1 / 4e9  # one O/E/O cycle per 32-byte flit at 4 GHz
+R = 25e-6  # reconfiguration
+
+
+def least(slots: int, slot_bytes: float) -> float:
+    return slots * R + slot_bytes * BYTE_S + CYCLE_S * max(slots, slot_bytes / 32)
+
+
+def test_allgather_by_hand() -> None:
+    # N = 4, C = 2: fan 4. X = 4 * 3 * 1e6 = 12e6 over 4 nodes x 4 lightpaths = 0.75e6;
+    # Y = 12e6 over 2 * 4 * 2 link-channels = 0.75e6. Slots: ceil(2 / 3) = 1; 5^1 >= 4: 1.
+    b = achievable_bound("allgather", Ring(4, 1, 2), 1e6, HW)
+    assert (b.bytes_moved, b.byte_hops, b.slot_bytes, b.slots) == (12e6, 12e6, 0.75e6, 1)
+    assert b.bound_s == pytest.approx(25e-6 + 150e-6 + 0.75e6 / 32 / 4e9, rel=1e-12)
+    assert b.terms["receive"] == pytest.approx(least(1, 0.75e6), rel=1e-12)
+    assert b.terms["slots"] == pytest.approx(R + CYCLE_S, rel=1e-12)
+
+
+def test_alltoall_by_hand() -> None:
+    # N = 8, C = 1, H = 2, buffer 8e6 (blocks of 1e6). Distances 1,2,3,4,3,2,1 need
+    # 1,1,2,2,2,1,1 = 10 lightpaths per source: X = 8e6 * 10 = 80e6 over 8 x 2 = 5e6.
+    # Y = 8e6 * floor(64 / 4) = 128e6 over 2 * 8 * 1 = 8e6 (dominates).
+    # Slots: ceil(4 / 2) = 2 by distance; 3^2 = 9 >= 8: 2 by fan-in.
+    b = achievable_bound("alltoall", Ring(8, 1, 1), 8e6, HW, hop_limit=2)
+    assert b.bytes_moved == 80e6 and b.byte_hops == 128e6
+    assert (b.slots_by_distance, b.slots_by_fan, b.slot_bytes) == (2, 2, 8e6)
+    assert b.bound_s == pytest.approx(50e-6 + 8e6 * BYTE_S + 250_000 * CYCLE_S, rel=1e-12)
+    assert b.terms["link_capacity"] == pytest.approx(least(1, 8e6), rel=1e-12)
+    assert b.terms["receive"] == pytest.approx(least(1, 5e6), rel=1e-12)
+
+
+def test_allreduce_with_a_receive_limit_by_hand() -> None:
+    # N = 5, C = 3, max_rx 2: fan 2. X = 2 * 4 * 1e6 = 8e6 over 5 x 2 = 0.8e6; Y = 8e6 over
+    # 2 * 5 * 3 = 0.267e6. Slots: distance ceil(2 / 4) = 1; fan 3^2 = 9 >= 5: 2.
+    b = achievable_bound("allreduce", Ring(5, 1, 3), 1e6, HW, max_rx=2)
+    assert (b.fan, b.slots, b.slot_bytes) == (2, 2, 0.8e6)
+    assert b.bound_s == pytest.approx(50e-6 + 160e-6 + 25_000 * CYCLE_S, rel=1e-12)
+
+
+def test_reducescatter_by_hand() -> None:
+    # N = 4, C = 1: X = 3 * 4e6 = 12e6 over 4 x 2 = 1.5e6; Y = 12e6 over 8 = 1.5e6; slots 2.
+    # SPEC 3's term: a node receives at least its chunk, 1e6 bytes, over 2 channels.
+    b = achievable_bound("reducescatter", Ring(4, 1, 1), 4e6, HW)
+    assert b.bound_s == pytest.approx(50e-6 + 300e-6 + 46_875 * CYCLE_S, rel=1e-12)
+    assert b.terms["hardware"] == pytest.approx(1e6 * 8 / 80e9 + R, rel=1e-12)
+
+
+def test_the_hardware_term_is_spec_3s_bound() -> None:
+    ring = Ring(64, 2, 16)
+    for collective in ("allgather", "allreduce", "alltoall"):
+        b = achievable_bound(collective, ring, 3e6, HW)
+        assert b.terms["hardware"] == hardware_lower_bound_s(collective, ring, 3e6, HW)
+
+
+@pytest.mark.parametrize("nodes", [2, 3, 4, 5, 8, 11, 64, 101])
+@pytest.mark.parametrize("hops", [None, 1, 2, 3, 7, 50])
+def test_distance_sum_against_enumeration(nodes: int, hops: int | None) -> None:
+    h = 1 if hops is None else hops
+    expected = sum(
+        -(-min(k, nodes - k) // h) if hops is not None else min(k, nodes - k)
+        for k in range(1, nodes)
+    )
+    assert distance_sum(nodes, hops) == expected
+    if hops is None:
+        assert distance_sum(nodes) == nodes * nodes // 4
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    collective=st.sampled_from(COLLECTIVES),
+    nodes=st.integers(2, 5000),
+    fibers=st.integers(1, 4),
+    wavelengths=st.integers(1, 256),
+    size=st.floats(1, 1e12),
+    hops=st.one_of(st.none(), st.integers(1, 5000)),
+    tx=st.one_of(st.none(), st.integers(1, 64)),
+)
+def test_the_bound_is_at_least_every_term_and_monotone(
+    collective: str,
+    nodes: int,
+    fibers: int,
+    wavelengths: int,
+    size: float,
+    hops: int | None,
+    tx: int | None,
+) -> None:
+    ring = Ring(nodes, fibers, wavelengths)
+    b = achievable_bound(collective, ring, size, HW, hops, tx)
+    for name, seconds in b.terms.items():
+        assert b.bound_s >= seconds * (1 - 1e-12), name
+    # A looser limit or a larger ring of channels never raises the bound.
+    assert achievable_bound(collective, ring, size, HW, None, tx).bound_s <= b.bound_s * (
+        1 + 1e-12
+    )
+    wider = Ring(nodes, fibers, wavelengths * 2)
+    assert achievable_bound(collective, wider, size, HW, hops, tx).bound_s <= b.bound_s * (
+        1 + 1e-12
+    )
+
+
+def test_bad_input_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown collective"):
+        achievable_bound("broadcast", Ring(4), 1.0, HW)
+    with pytest.raises(ValueError, match="> 0 bytes"):
+        achievable_bound("allgather", Ring(4), 0.0, HW)
