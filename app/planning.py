@@ -148,6 +148,8 @@ def prepare(request: PlanRequest) -> PlanSpec:
         chosen, skipped = [], []
         for a in catalog:
             why = a.refusal(ring, a.fill_defaults(ring, dict(params.get(a.name, {}))))
+            if why is None and isinstance(a, OptimalSchedule) and a.name not in params:
+                why = a.too_large_for_all(ring)
             if why is None:
                 chosen.append(a)
             else:
@@ -219,11 +221,22 @@ def prepare(request: PlanRequest) -> PlanSpec:
     )
 
 
-def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> list[PlannedAlgorithm]:
+@dataclass(frozen=True)
+class PlanRun:
+    """What `run_plan` solved, and every algorithm left out with why: refused by the ring
+    before solving (`PlanSpec.skipped`), or a computed schedule (`optimal`) that found no
+    schedule within its time limit (the rest of the plan does not fail for it)."""
+
+    planned: list[PlannedAlgorithm]
+    skipped: tuple[tuple[str, str], ...]
+
+
+def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> PlanRun:
     """Solve every chosen algorithm at its paper shape and at the shape asked for (searching
     the best one when asked), and evaluate the optics of the latter;
     `progress(algorithm, done, total)` reports the stages of the paper shape."""
     out = []
+    skipped = list(spec.skipped)
     bounds = spec.achievable()
     free_bounds = spec.achievable(optics_limited=False)
     for choice in spec.choices:
@@ -231,7 +244,13 @@ def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> list[Plann
         step = None if progress is None else _bind(progress, algorithm.name)
         cache = shared_cache()
         paper_params = algorithm.paper_shape(spec.ring)
-        paper = _solve(spec, algorithm, paper_params, step, spec.options, cache)
+        try:
+            paper = _solve(spec, algorithm, paper_params, step, spec.options, cache)
+        except LimitExceededError as error:
+            if not isinstance(algorithm, OptimalSchedule) or len(spec.choices) == 1:
+                raise
+            skipped.append((algorithm.name, error.message))
+            continue
         best = None
         if choice.shape == ShapeMode.PAPER:
             plan = paper
@@ -269,7 +288,7 @@ def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> list[Plann
                 bounds if optics.feasible else free_bounds,
             )
         )
-    return out
+    return PlanRun(out, tuple(skipped))
 
 
 def _solve(

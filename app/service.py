@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.planning import PlannedAlgorithm, PlanProgress, PlanSpec, run_plan
+from app.planning import PlannedAlgorithm, PlanProgress, PlanRun, PlanSpec, run_plan
 from app.recommendation import recommendation
 from app.schemas.requests import (
     ReproductionRequest,
@@ -62,11 +62,12 @@ def answer(spec: PlanSpec, progress: PlanProgress | None = None) -> PlanResult:
 def execute(spec: PlanSpec, progress: PlanProgress | None = None) -> SolvedPlan:
     """Solve a checked plan; `progress(algorithm, done, total)` reports stages."""
     started = time.monotonic()
-    planned = run_plan(spec, progress)
-    return SolvedPlan(plan_result(spec, planned), solutions(planned), time.monotonic() - started)
+    run = run_plan(spec, progress)
+    return SolvedPlan(plan_result(spec, run), solutions(run.planned), time.monotonic() - started)
 
 
-def plan_result(spec: PlanSpec, planned: list[PlannedAlgorithm]) -> PlanResult:
+def plan_result(spec: PlanSpec, run: PlanRun) -> PlanResult:
+    planned = run.planned
     electrical = None
     if spec.electrical is not None:
         electrical = compare(
@@ -81,7 +82,7 @@ def plan_result(spec: PlanSpec, planned: list[PlannedAlgorithm]) -> PlanResult:
         collective=spec.collective,
         ring=RingSpec.of(spec.ring),
         algorithms=[AlgorithmResult.of(p) for p in planned],
-        skipped=[SkippedAlgorithm(algorithm=name, reason=why) for name, why in spec.skipped],
+        skipped=[SkippedAlgorithm(algorithm=name, reason=why) for name, why in run.skipped],
         recommendation=recommendation(planned, electrical),
         achievable=achievable(spec, planned),
         electrical=None if electrical is None else ElectricalResult.of(electrical),

@@ -123,6 +123,8 @@ def result_rows(sweep: SweepRequest, points: Iterable[SweepPoint]) -> Iterator[S
                         "steps_proven": algorithm.steps_optimal,
                         "time_s": timing.time_s,
                         "claimed_time_s": timing.claimed_time_s,
+                        "achievable_s": timing.achievable_s,
+                        "fraction_of_achievable": timing.fraction_of_achievable,
                         "feasible": algorithm.feasibility.feasible,
                         "recommended": chosen.get(timing.message_bytes) == algorithm.algorithm,
                     }

@@ -25,7 +25,12 @@ Three facts about any such schedule give the bound (docs/achievable.md proves ea
 With P = sum_t p_t >= max(X / (N fan), Y / (2 N F w)) and S >= S_min, every slot costs at least
 the reconfiguration delay plus its bytes and at least one O/E/O cycle, so
 
-    T >= S_min r + 8 P / B + (cycles / clock) max(S_min, P / flit).
+    T >= S r + 8 P / B + (cycles / clock) max(S, P / flit).
+
+Slots and hops are coupled: in S slots the datum that must reach the node floor(N/2) away
+travels on a chain of at most S lightpaths, so its lightpaths have floor(N/2) - S hops more
+than one each; Y grows by that much per item byte (all-gather) or element (reductions) when
+S < floor(N/2). The bound is the least of the right-hand side over S >= S_min.
 
 Each term alone is also reported (in seconds, as the least time it allows on its own), with the
 hardware bound of SPEC 3 kept as the named term `hardware`.
@@ -34,6 +39,9 @@ hardware bound of SPEC 3 kept as the named term `hardware`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from models.ring import Hardware, Ring
 from models.timing import hardware_lower_bound_s
@@ -51,8 +59,9 @@ class AchievableBound:
     fan: int  # lightpaths one node may receive (or send) per slot: min(2 F w, Tx, Rx)
     bytes_moved: float  # X: bytes all lightpaths must carry together
     byte_hops: float  # Y: bytes x links they must cross together
-    slot_bytes: float  # P: least sum over slots of the largest piece of the slot
+    slot_bytes: float  # P at S_min slots: least sum over slots of the largest piece
     slots: int  # S_min: least number of slots
+    slots_at_bound: int  # the S >= S_min at which slots and bytes together cost least
     slots_by_distance: int
     slots_by_fan: int
     terms: dict[str, float]  # name -> seconds (each alone a lower bound)
@@ -124,26 +133,39 @@ def achievable_bound(
     else:
         moved = m * distance_sum(n, h)
         hops = m * distance_sum(n)
-    slot_bytes = max(moved / (n * fan), hops / (2 * n * channels))
     by_distance = -(-(n // 2) // h)
     by_fan = _levels(n, fan)
     slots = max(1, by_distance, by_fan)
+    # Fact 3b: within S slots, the chain that brings a datum to the node floor(N/2) away has
+    # at most S lightpaths covering floor(N/2) links: at least floor(N/2) - S hops beyond one
+    # per lightpath. Once per item and byte (all-gather), per element (reductions); an
+    # all-to-all block crosses its distance whatever S is.
+    far = n // 2
+    extra_per = {"allgather": n * m, "reducescatter": m, "allreduce": m, "alltoall": 0.0}
+    candidates = np.arange(slots, max(slots, far) + 1, dtype=np.float64)
+    hops_at = hops + extra_per[collective] * np.maximum(0.0, far - candidates)
+    bytes_at = np.maximum(moved / (n * fan), hops_at / (2 * n * channels))
 
     bits_s = 8.0 / (hardware.bandwidth_per_wavelength_gbps * 1e9)  # seconds per byte on the wire
     cycle_s = hardware.oeo_cycles_per_flit / (hardware.clock_ghz * 1e9)
     reconfigure_s = hardware.mrr_reconfiguration_us * 1e-6
 
-    def least_time(s: int, p: float) -> float:
-        """sum of slot costs >= s r + 8 P / B + cycle max(s, P / flit) (ceil(x) >= max(1, x))."""
-        return s * reconfigure_s + p * bits_s + cycle_s * max(s, p / hardware.flit_bytes)
+    def least_time(s: Any, p: Any) -> Any:
+        """sum of slot costs >= s r + 8 P / B + cycle max(s, P / flit) (ceil(x) >= max(1, x));
+        elementwise on arrays."""
+        return s * reconfigure_s + p * bits_s + cycle_s * np.maximum(s, p / hardware.flit_bytes)
 
     terms = {
         "hardware": hardware_lower_bound_s(collective, ring, m, hardware),
-        "receive": least_time(1, moved / (n * fan)),
-        "link_capacity": least_time(1, hops / (2 * n * channels)),
-        "slots": least_time(slots, 0.0),
+        "receive": float(least_time(1, moved / (n * fan))),
+        "link_capacity": float(least_time(1, hops / (2 * n * channels))),
+        "slots": float(least_time(slots, 0.0)),
     }
-    bound = least_time(slots, slot_bytes)
+    # Every schedule has some S >= S_min slots and then P >= bytes_at[S]: the least over S.
+    times = least_time(candidates, bytes_at)
+    best = int(np.argmin(times))
+    bound = float(times[best])
+    slot_bytes = float(bytes_at[0])
     return AchievableBound(
         collective=collective,
         message_bytes=m,
@@ -153,6 +175,7 @@ def achievable_bound(
         byte_hops=hops,
         slot_bytes=slot_bytes,
         slots=slots,
+        slots_at_bound=int(candidates[best]),
         slots_by_distance=by_distance,
         slots_by_fan=by_fan,
         terms=terms,

@@ -40,7 +40,7 @@ from models.stage import IntArray, Reduction, Schedule, StageFlow, frozen
 
 # The model's size: (pairs x directions x channels) lightpath variables plus the carried-data
 # variables, per slot. Beyond this it is refused (the catalog algorithm `optimal` says what fits).
-SIZE_LIMIT = 6_000
+SIZE_LIMIT = 15_000
 
 
 @dataclass(frozen=True)

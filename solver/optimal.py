@@ -26,6 +26,10 @@ from solver.exact_schedule import (
 )
 
 MAX_PIECES = 4  # the shape search tries 1..MAX_PIECES pieces (what fits the model)
+# A plan of "all" runs `optimal` only when its one-piece model is at most this large: such
+# models solve in about a second here (docs/bench-exact.md); asked by name, it runs up to
+# solver.exact_schedule.SIZE_LIMIT.
+ALL_SIZE_LIMIT = 1_500
 
 
 def _none(*_: int) -> None:
@@ -82,6 +86,16 @@ class OptimalSchedule(Algorithm):
         return (
             f"the exact model would have about {size} variables, beyond its limit of "
             f"{SIZE_LIMIT} ({what}); use a smaller ring, fewer wavelengths or fewer pieces"
+        )
+
+    def too_large_for_all(self, ring: Ring) -> str | None:
+        """Why a plan of "all" leaves it out on this ring (None: it runs)."""
+        size = self.size(ring, 1)
+        if size <= ALL_SIZE_LIMIT:
+            return None
+        return (
+            f"its exact model (about {size} variables) is larger than a plan of 'all' runs "
+            f"(up to {ALL_SIZE_LIMIT}); ask for it by name (up to {SIZE_LIMIT})"
         )
 
     def solved(self, ring: Ring, params: Params) -> ExactSchedule:

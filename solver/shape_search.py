@@ -154,9 +154,11 @@ def search_best_shape(
             continue
         try:
             params = algorithm.resolve(ring, raw)
+            candidates.append(_bounded(algorithm, ring, params, sizes, hardware, bounds))
         except AlgorithmRefusedError:
             continue
-        candidates.append(_bounded(algorithm, ring, params, sizes, hardware, bounds))
+        except LimitExceededError as error:  # a computed schedule found none in its time
+            cut = f"a candidate was skipped: {error.message}"
     candidates.sort(key=lambda c: (c.time_bounds[:1], c.steps_bound))
     evaluated = pruned = 0
     load_bounds: dict[bytes, int] = {}

@@ -97,6 +97,15 @@ def time_figure(result: PlanResult) -> Figure:
             ax.plot(x, claimed, "x--", color=colour, alpha=0.6)
         bound_x, bound_y = x, [t.hardware_bound_s for t in timings]
     ax.plot(bound_x, bound_y, "k:", label="hardware lower bound")
+    if result.achievable:
+        achievable = sorted(result.achievable, key=lambda a: a.message_bytes)
+        ax.plot(
+            [a.message_bytes for a in achievable],
+            [a.bound_s for a in achievable],
+            "k-",
+            linewidth=2,
+            label=f"achievable bound (no schedule is faster; hops <= {achievable[0].hop_limit})",
+        )
     if result.electrical is not None:
         _electrical_curves(ax, result.electrical, len(result.algorithms))
     ax.set_xscale("log")

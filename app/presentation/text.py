@@ -152,7 +152,8 @@ def _achievable_lines(result: PlanResult) -> list[str]:
         terms = ", ".join(f"{name} {seconds:.6g}" for name, seconds in a.terms.items())
         line = (
             f"achievable at {size_text(a.message_bytes)}: no schedule is faster than "
-            f"{a.bound_s:.6g} s (at least {a.slots} slots, lightpaths <= {a.hop_limit} hops; "
+            f"{a.bound_s:.6g} s (at least {a.slots} slot{'s' if a.slots != 1 else ''}, "
+            f"lightpaths <= {a.hop_limit} hops; "
             f"terms in s: {terms})"
         )
         if a.exact_s is not None:

@@ -187,6 +187,12 @@ class SweepRow(BaseModel):
     steps_proven: bool | None = Field(default=None, description="true steps equal their bound")
     time_s: float | None = Field(default=None, description="true steps x slot time")
     claimed_time_s: float | None = None
+    achievable_s: float | None = Field(
+        default=None, description="the achievable bound this algorithm is measured against"
+    )
+    fraction_of_achievable: float | None = Field(
+        default=None, description="achievable_s / time_s, in (0, 1]"
+    )
     feasible: bool | None = Field(default=None, description="optically feasible")
     recommended: bool | None = Field(
         default=None, description="the point's recommendation for this message size"

@@ -167,7 +167,13 @@ def test_plan_golden(flag: tuple[str, ...], golden: str) -> None:
     BER 1e-9 needs a ratio of 4 ln(0.5e9) = 80.1 (19.04 dB), i.e. a laser of
     1.1 + 19.04 - 36.99 = -16.85 dBm, so power decides: 1.1 + 1 = 2.10 dBm. RD's longest
     lightpath has 2 hops: margin 7.80 dB, 2.20 dBm. L_max = N - 1 = 3. Neither has a shape
-    to search, so 'best' is the paper's."""
+    to search, so 'best' is the paper's.
+    Achievable (docs/achievable.md), hop limit min(3, 80): X = 2 (N-1) m = 24576 B over
+    N x 4 lightpaths = 1536 B; in 1 slot the 2-away node's chain adds 4096 B of hops, Y =
+    28672 B over 2 N C = 16 link-channels = 1792 B: 25 us + 1792 B / 5 GB/s + 56 cycles =
+    25.3724 us (2 slots: 50.3192 us). At 1 MiB: Y(1) = 7 MiB / 16 = 458752 B, 25 + 91.7504 +
+    3.584 = 120.3344 us (2 slots: 131.7152 us). Fractions: 151.2768 -> 16.8 %, 51.7024 ->
+    49.1 %, 476.8608 -> 25.2 %, 485.8144 -> 24.8 %."""
     code, out, _ = run(*GOLDEN_ARGS, *flag)
     assert code == 0
     assert out == (GOLDEN / golden).read_text()

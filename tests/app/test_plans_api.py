@@ -36,7 +36,17 @@ def test_plan_compares_every_allgather_algorithm(client: TestClient) -> None:
     result = doc["result"]
     names = [a["algorithm"] for a in result["algorithms"]]
     assert names == ["ring", "ne", "osm", "wrht", "optree"]
+    (skipped,) = result["skipped"]  # the exact model at N = 8, w = 2 is beyond what "all" runs
+    assert skipped["algorithm"] == "optimal" and "ask for it by name" in skipped["reason"]
     by_name = {a["algorithm"]: a for a in result["algorithms"]}
+    for i, bound in enumerate(result["achievable"]):
+        assert bound["hop_limit"] == 7 and bound["exact_s"] is None
+        assert bound["bound_s"] >= max(bound["terms"].values()) * (1 - 1e-12)
+        for a in result["algorithms"]:
+            t = a["timings"][i]
+            assert t["achievable_s"] == bound["bound_s"]  # all feasible: the optics' bound
+            assert 0 < t["fraction_of_achievable"] <= 1
+            assert t["fraction_of_achievable"] == pytest.approx(t["achievable_s"] / t["time_s"])
     # Ring all-gather: N - 1 stages of one 1-hop lightpath per node, one slot each.
     assert by_name["ring"]["true_steps"] == 7
     for a in result["algorithms"]:
@@ -58,6 +68,29 @@ def test_plan_compares_every_allgather_algorithm(client: TestClient) -> None:
         assert advice["time_s"] == best and advice["feasible"]
         assert by_name[advice["algorithm"]]["timings"][i]["time_s"] == best
         assert by_name[advice["algorithm"]]["feasibility"]["feasible"]
+
+
+def test_the_exact_optimum_sits_between_the_bound_and_every_paper_algorithm(
+    client: TestClient,
+) -> None:
+    """N = 6, w = 2: "all" runs `optimal` (pieces 1..4); every paper all-gather moves one whole
+    item per lightpath, which the one-piece model covers, so none is faster."""
+    small = SMALL | {"ring": {"nodes": 6, "wavelengths_per_fiber": 2}, "time_limit_s": 30}
+    result = post_plan(client, small)["result"]
+    by_name = {a["algorithm"]: a for a in result["algorithms"]}
+    optimal = by_name.pop("optimal")
+    assert optimal["claimed"] is None and optimal["shapes"]["search"]["exhaustive"]
+    for i, bound in enumerate(result["achievable"]):
+        exact = bound["exact_s"]
+        assert exact == optimal["shapes"]["search"]["best_by_message"][i]["time_s"]
+        assert bound["bound_s"] <= exact
+        assert all(exact <= a["timings"][i]["time_s"] for a in by_name.values())
+        # the shape `optimal` reports is the first size's winner; later sizes may be won by
+        # other pieces (search.best_by_message), which exact_s reports
+        assert result["recommendation"][i]["time_s"] >= exact
+    assert result["recommendation"][0]["time_s"] == result["achievable"][0]["exact_s"]
+    assert result["recommendation"][0]["algorithm"] == "optimal"
+    assert "of the achievable" in result["recommendation"][0]["why"]
 
 
 def test_get_after_restart_returns_the_same_plan(client: TestClient, settings_env: str) -> None:

@@ -21,11 +21,29 @@ def least(slots: int, slot_bytes: float) -> float:
 def test_allgather_by_hand() -> None:
     # N = 4, C = 2: fan 4. X = 4 * 3 * 1e6 = 12e6 over 4 nodes x 4 lightpaths = 0.75e6;
     # Y = 12e6 over 2 * 4 * 2 link-channels = 0.75e6. Slots: ceil(2 / 3) = 1; 5^1 >= 4: 1.
+    # In 1 slot the farthest node (2 away) is reached by one 2-hop lightpath: Y + 4e6 (one
+    # extra hop per item byte) = 16e6, P = 1e6, 232.8 us; in 2 slots P = 0.75e6: 205.9 us.
     b = achievable_bound("allgather", Ring(4, 1, 2), 1e6, HW)
-    assert (b.bytes_moved, b.byte_hops, b.slot_bytes, b.slots) == (12e6, 12e6, 0.75e6, 1)
-    assert b.bound_s == pytest.approx(25e-6 + 150e-6 + 0.75e6 / 32 / 4e9, rel=1e-12)
+    assert (b.bytes_moved, b.byte_hops, b.slot_bytes, b.slots) == (12e6, 12e6, 1e6, 1)
+    assert least(1, 1e6) == pytest.approx(232.8125e-6, rel=1e-12)
+    assert b.slots_at_bound == 2
+    assert b.bound_s == pytest.approx(50e-6 + 150e-6 + 0.75e6 / 32 / 4e9, rel=1e-12)
     assert b.terms["receive"] == pytest.approx(least(1, 0.75e6), rel=1e-12)
     assert b.terms["slots"] == pytest.approx(R + CYCLE_S, rel=1e-12)
+
+
+def test_fewer_slots_cost_hops_by_hand() -> None:
+    # N = 8, C = 1, M = 1e6, no hop limit: S_min = 2 (3^2 >= 8). The farthest node is 4 away:
+    # in S slots its chain has <= S lightpaths, 4 - S hops beyond one each, per item byte:
+    # Y(S) = 8 * 7e6 + 8e6 (4 - S) over 16 link-channels: P = 4.5e6, 4e6, 3.5e6 at S = 2, 3, 4
+    # (X / (N fan) = 56e6 / 16 = 3.5e6). T = 985.2, 906.25, 827.3 us: the least is at S = 4.
+    b = achievable_bound("allgather", Ring(8, 1, 1), 1e6, HW)
+    assert [least(s, p) for s, p in ((2, 4.5e6), (3, 4e6))] == pytest.approx(
+        [985.15625e-6, 906.25e-6], rel=1e-12
+    )
+    assert (b.slots, b.slots_at_bound) == (2, 4)
+    assert b.bound_s == pytest.approx(least(4, 3.5e6), rel=1e-12)
+    assert b.bound_s == pytest.approx(827.34375e-6, rel=1e-12)
 
 
 def test_alltoall_by_hand() -> None:
