@@ -114,6 +114,17 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
                 f"; next feasible {runner.algorithm}: {runner.true_steps} steps, "
                 f"{runner.timings[i].time_s:.6g} s"
             )
+        if not by_name[best.algorithm].algorithm.from_paper:
+            papers = [p for p in usable if by_name[p.algorithm].algorithm.from_paper]
+            if papers:
+                paper = papers[0]
+                ratio = paper.timings[i].time_s / t.time_s
+                why += (
+                    f"; {ratio:.3g}x faster than the fastest feasible paper algorithm "
+                    f"({paper.algorithm}: {paper.timings[i].time_s:.6g} s)"
+                )
+            else:
+                why += "; no paper algorithm is optically feasible here"
         if by_claim is not None and by_claim.algorithm != best.algorithm:
             why += (
                 f"; the papers' closed forms would pick {by_claim.algorithm} "

@@ -1,6 +1,6 @@
 """Every algorithm a plan can run: the papers' (`models.algorithms.catalog`) and the schedules
-rwaopt computes itself (the exact optimum, `solver.optimal`), which depend on the request's
-limits and so are built per request."""
+rwaopt designs itself (`synth`, `models.synthesis`; the exact optimum `optimal`,
+`solver.optimal`), which depend on the request's limits and so are built per request."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from models.algorithms.base import Algorithm, Collective
 from models.algorithms.catalog import algorithms as paper_algorithms
 from models.algorithms.catalog import parse_collective
 from models.errors import UnknownAlgorithmError
+from models.synthesis import SYNTHESIZED
 from solver.optimal import OptimalSchedule, optimal_for
 
 
@@ -29,7 +30,10 @@ def computed(collective: Collective, limits: Limits) -> list[Algorithm]:
     optimal: OptimalSchedule = optimal_for(
         collective, limits.hop_limit, limits.max_tx, limits.max_rx, limits.exact_time_limit_s
     )
-    return [optimal]
+    out: list[Algorithm] = []
+    if collective in SYNTHESIZED:
+        out.append(SYNTHESIZED[collective](limits.hop_limit))
+    return [*out, optimal]
 
 
 def algorithms(collective: Collective | str, limits: Limits | None = None) -> list[Algorithm]:

@@ -61,6 +61,7 @@ class OptimalSchedule(Algorithm):
     formula: ClassVar[Formula] = Formula(
         "steps", "no closed form: the exact optimum of the schedule model", "rwaopt", _none
     )
+    from_paper: ClassVar[bool] = False
 
     def _hops(self, ring: Ring) -> int:
         n = ring.nodes

@@ -57,6 +57,9 @@ class Algorithm(ABC):
     source: ClassVar[str]
     params: ClassVar[tuple[ParamSpec, ...]] = ()
     formula: ClassVar[Formula]  # the headline closed form (steps, or rounds for TRA)
+    # False for the schedules rwaopt designs or computes itself (`synth`, `optimal`): no paper
+    # proposes them, and recommendations say how they compare with the papers' algorithms.
+    from_paper: ClassVar[bool] = True
 
     def resolve(self, ring: Ring, overrides: Mapping[str, ParamValue] | None = None) -> Params:
         """Defaults plus overrides, checked; raises on unknown names and on refusal."""

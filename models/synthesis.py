@@ -1,0 +1,292 @@
+"""Synthesized schedules (SPEC 12): the catalog algorithm `synth` of all-gather and all-reduce.
+
+No paper proposes these; rwaopt measures them against the achievable bound
+(`models.achievable`, docs/achievable.md). The family is a hierarchy of sliding-window rings:
+
+- the shape is a list of radices k_1, ..., k_L whose product is N; level i has stride
+  s_i = k_1 ... k_{i-1} (s_1 = 1) and window k_i;
+- at level i a node v exchanges only with v +- s_i (lightpaths of s_i hops, one direction each:
+  CW to v + s_i, CCW to v - s_i), so every lightpath keeps to the hop limit when s_L does;
+- all-gather runs the levels top-down: before level i a node holds the items of its residue
+  class mod s_{i+1} (a *bundle*); in ceil((k_i - 1) / 2) steps it passes bundles on CW and in
+  floor((k_i - 1) / 2) on CCW (a bidirectional ring pipeline over the nodes v + m s_i), after
+  which it holds the bundle of its class mod s_i; at level 1 (s_1 = 1) that is everything;
+- all-reduce is the mirror reduce-scatter bottom-up (each chunk's contributions flow to its
+  target in the window from both sides, ADD) and then that all-gather (COPY);
+- every item (chunk) is cut into `pieces` pieces, and a level's lightpaths carry bundles of
+  pieces, so each step fills the channels: x_i = max(1, C // s_i) lightpaths per pair and
+  direction (link load s_i x_i <= C), each carrying ceil(bundle / x_i) pieces.
+
+One level (k_1 = N) is the bidirectional ring pipeline striped over every channel, which meets
+the bound's byte term at large messages; more levels trade bytes (each level moves every item
+once more) for slots (sum of k_i / 2 instead of N / 2).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from models.algorithms.base import Algorithm, Collective, Params, ParamSpec, int_param
+from models.closed_forms import ClosedForm, Formula
+from models.ring import Direction, Ring
+from models.stage import IntArray, Reduction, Schedule, Stage, StageFlow, frozen
+
+
+def _none(*_: int) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Level:
+    stride: int  # s_i: hops of every lightpath of the level
+    window: int  # k_i
+    lightpaths: int  # x_i: per (node, direction) and step
+    bundle_pieces: int  # pieces a node passes on per step and direction
+    per_lightpath: int  # pieces one lightpath carries: ceil(bundle_pieces / lightpaths)
+
+    @property
+    def cw_steps(self) -> int:
+        return self.window // 2  # ceil((k - 1) / 2)
+
+    @property
+    def ccw_steps(self) -> int:
+        return (self.window - 1) // 2
+
+
+def levels(ring: Ring, radices: tuple[int, ...], pieces: int) -> list[Level]:
+    """The levels of a shape, bottom (stride 1) first."""
+    channels = ring.channels_per_direction
+    out, stride = [], 1
+    for k in radices:
+        lightpaths = max(1, channels // stride)
+        bundle = ring.nodes // (stride * k) * pieces  # items of a class mod s_{i+1}
+        out.append(Level(stride, k, lightpaths, bundle, -(-bundle // lightpaths)))
+        stride *= k
+    return out
+
+
+def multiplicative_partitions(n: int, smallest: int = 2) -> Iterator[tuple[int, ...]]:
+    """Every way of writing n as a product of factors >= 2 in nondecreasing order."""
+    if n == 1:
+        yield ()
+        return
+    for k in range(smallest, n + 1):
+        if n % k == 0:
+            for rest in multiplicative_partitions(n // k, k):
+                yield (k, *rest)
+
+
+@dataclass(eq=False)
+class _Synthesized(Algorithm):
+    """Shared by the all-gather and all-reduce families: shape, refusals, direct stages."""
+
+    hop_limit: int | None = None
+
+    title: ClassVar[str] = "Synthesized: hierarchy of sliding-window rings, pieces striped"
+    source: ClassVar[str] = "rwaopt, SPEC section 12 (no paper claim; see the achievable bound)"
+    params: ClassVar[tuple[ParamSpec, ...]] = (
+        ParamSpec(
+            "radices",
+            "window per level, bottom (stride 1) first; their product is N; level i's "
+            "lightpaths have k_1 ... k_{i-1} hops",
+            1,
+            None,
+            default_rule="N (one level: the bidirectional ring, striped over the channels)",
+            maximum_rule="the top level's stride N / k_L within the hop limit",
+            is_list=True,
+        ),
+        ParamSpec(
+            "pieces",
+            "pieces each item (chunk) is cut into",
+            1,
+            None,
+            default_rule="max(1, F w // top level's stride): the top level fills the channels",
+        ),
+    )
+    formula: ClassVar[Formula] = Formula(
+        "steps", "no closed form: a synthesized schedule", "rwaopt", _none
+    )
+    from_paper: ClassVar[bool] = False
+
+    def fill_defaults(self, ring: Ring, given: Params) -> Params:
+        out = dict(given)
+        out.setdefault("radices", (ring.nodes,))
+        radices = out["radices"]
+        assert isinstance(radices, tuple)
+        top = ring.nodes // radices[-1] if radices and math.prod(radices) == ring.nodes else 1
+        out.setdefault("pieces", max(1, ring.channels_per_direction // top))
+        return out
+
+    def refusal(self, ring: Ring, params: Params) -> str | None:
+        radices = params["radices"]
+        assert isinstance(radices, tuple)
+        if any(k < 2 for k in radices):
+            return "every radix must be at least 2"
+        if math.prod(radices) != ring.nodes:
+            return f"the radices' product is {math.prod(radices)}, not N = {ring.nodes}"
+        top = ring.nodes // radices[-1]
+        if self.hop_limit is not None and top > self.hop_limit:
+            return (
+                f"the top level's lightpaths would have {top} hops, more than the hop limit "
+                f"{self.hop_limit}; use a larger top radix (at least "
+                f"{-(-ring.nodes // self.hop_limit)})"
+            )
+        return None
+
+    def shape_candidates(self, ring: Ring) -> Iterator[Params]:
+        for radices in multiplicative_partitions(ring.nodes):
+            if self.hop_limit is None or ring.nodes // radices[-1] <= self.hop_limit:
+                yield {"radices": radices}
+
+    def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
+        return []
+
+    def _levels(self, ring: Ring, params: Params) -> list[Level]:
+        radices = params["radices"]
+        assert isinstance(radices, tuple)
+        return levels(ring, radices, int_param(params, "pieces"))
+
+    def _step_stage(self, ring: Ring, level: Level, ccw: bool, label: str) -> Stage:
+        """One step of a level: every node sends x lightpaths to v + s (CW) and, when the
+        step has both, x to v - s (CCW); directions pinned (the design's routing)."""
+        n = ring.nodes
+        nodes = np.arange(n, dtype=np.int64)
+        sources = [nodes]
+        destinations = [(nodes + level.stride) % n]
+        allowed = [np.full(n, Direction.CW, dtype=np.int64)]
+        if ccw:
+            sources.append(nodes)
+            destinations.append((nodes - level.stride) % n)
+            allowed.append(np.full(n, Direction.CCW, dtype=np.int64))
+        s = np.concatenate(sources)
+        return Stage.from_demands(
+            n,
+            s,
+            np.concatenate(destinations),
+            np.full(len(s), -(-level.bundle_pieces // level.per_lightpath), dtype=np.int64),
+            np.concatenate(allowed),
+            label,
+            level.per_lightpath,
+        )
+
+    def _level_stages(self, ring: Ring, level: Level, name: str) -> list[Stage]:
+        both = self._step_stage(ring, level, True, name)
+        only_cw = self._step_stage(ring, level, False, name)
+        return [
+            both if t < level.ccw_steps else only_cw for t in range(level.cw_steps)
+        ]
+
+
+def _bundle(n: int, modulus: int, residue: int, pieces: int) -> IntArray:
+    """Pieces of every item (chunk) of one residue class mod `modulus`."""
+    items = np.arange(residue % modulus, n, modulus, dtype=np.int64)
+    return (items[:, None] * pieces + np.arange(pieces, dtype=np.int64)).reshape(-1)
+
+
+def _flows(
+    ring: Ring, level: Level, t: int, modulus: int, residue_cw: IntArray, residue_ccw: IntArray,
+    pieces: int, reduction: Reduction, label: str,
+) -> StageFlow:
+    """Step t of a level as data: node v sends CW the bundle of class residue_cw[v] mod
+    `modulus` and, when the step has both directions, CCW that of residue_ccw[v]."""
+    n = ring.nodes
+    senders, receivers, data = [], [], []
+    directions = [(level.stride, residue_cw)]
+    if t < level.ccw_steps:
+        directions.append((-level.stride, residue_ccw))
+    for shift, residues in directions:
+        for v in range(n):
+            bundle = _bundle(n, modulus, int(residues[v]), pieces)
+            senders.append(np.full(len(bundle), v, dtype=np.int64))
+            receivers.append(np.full(len(bundle), (v + shift) % n, dtype=np.int64))
+            data.append(bundle)
+    return StageFlow.of(
+        np.concatenate(senders), np.concatenate(receivers), np.concatenate(data), reduction,
+        label, level.per_lightpath,
+    )
+
+
+@dataclass(eq=False)
+class SynthAllGather(_Synthesized):
+    collective: ClassVar[Collective] = Collective.ALLGATHER
+    name: ClassVar[str] = "synth"
+
+    def data_per_message(self, ring: Ring, params: Params) -> int:
+        return int_param(params, "pieces")
+
+    def stages(self, ring: Ring, params: Params) -> list[Stage]:
+        out: list[Stage] = []
+        for i, level in reversed(list(enumerate(self._levels(ring, params)))):
+            out += self._level_stages(ring, level, f"all-gather level {i + 1}")
+        return out
+
+    def stage_count(self, ring: Ring, params: Params) -> int:
+        return sum(level.cw_steps for level in self._levels(ring, params))
+
+    def schedule(self, ring: Ring, params: Params) -> Schedule:
+        n, q = ring.nodes, int_param(params, "pieces")
+        nodes = np.arange(n, dtype=np.int64)
+        flows = []
+        for i, level in reversed(list(enumerate(self._levels(ring, params)))):
+            modulus = level.stride * level.window  # bundles are classes mod s_{i+1}
+            for t in range(level.cw_steps):
+                flows.append(
+                    _flows(ring, level, t, modulus, nodes - t * level.stride,
+                           nodes + t * level.stride, q, Reduction.NONE,
+                           f"all-gather level {i + 1} step {t + 1}")
+                )
+        return Schedule("allgather", n, frozen(nodes), n * q, tuple(flows), pieces=q)
+
+
+@dataclass(eq=False)
+class SynthAllReduce(_Synthesized):
+    collective: ClassVar[Collective] = Collective.ALLREDUCE
+    name: ClassVar[str] = "synth"
+
+    def data_per_message(self, ring: Ring, params: Params) -> int:
+        """The vector is cut into N chunks (chunk c ends reduced at node c), each into pieces."""
+        return ring.nodes * int_param(params, "pieces")
+
+    def stages(self, ring: Ring, params: Params) -> list[Stage]:
+        found = self._levels(ring, params)
+        out: list[Stage] = []
+        for i, level in enumerate(found):
+            out += self._level_stages(ring, level, f"reduce-scatter level {i + 1}")
+        for i, level in reversed(list(enumerate(found))):
+            out += self._level_stages(ring, level, f"all-gather level {i + 1}")
+        return out
+
+    def stage_count(self, ring: Ring, params: Params) -> int:
+        return 2 * sum(level.cw_steps for level in self._levels(ring, params))
+
+    def schedule(self, ring: Ring, params: Params) -> Schedule:
+        n, q = ring.nodes, int_param(params, "pieces")
+        nodes = np.arange(n, dtype=np.int64)
+        found = self._levels(ring, params)
+        flows = []
+        for i, level in enumerate(found):  # reduce-scatter, bottom-up
+            modulus, s = level.stride * level.window, level.stride
+            a, b = level.cw_steps, level.ccw_steps
+            for t in range(a):
+                # CW: the part for the target (a - t) strides ahead; CCW: (b - t) behind
+                flows.append(
+                    _flows(ring, level, t, modulus, nodes + (a - t) * s, nodes - (b - t) * s,
+                           q, Reduction.ADD, f"reduce-scatter level {i + 1} step {t + 1}")
+                )
+        for i, level in reversed(list(enumerate(found))):  # all-gather, top-down
+            modulus = level.stride * level.window
+            for t in range(level.cw_steps):
+                flows.append(
+                    _flows(ring, level, t, modulus, nodes - t * level.stride,
+                           nodes + t * level.stride, q, Reduction.COPY,
+                           f"all-gather level {i + 1} step {t + 1}")
+                )
+        return Schedule("allreduce", n, frozen(nodes), n * q, tuple(flows))
+
+
+SYNTHESIZED = {Collective.ALLGATHER: SynthAllGather, Collective.ALLREDUCE: SynthAllReduce}

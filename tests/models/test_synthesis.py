@@ -1,0 +1,119 @@
+"""The synthesized family (models/synthesis.py): every shape delivers the collective (data-flow
+simulator), its direct stages are the schedule's, every lightpath keeps to the hop limit."""
+
+import math
+
+import numpy as np
+import pytest
+
+from models.algorithms.base import Algorithm
+from models.dataflow import simulate
+from models.errors import AlgorithmRefusedError
+from models.ring import Direction, Ring
+from models.stage import Stage
+from models.synthesis import SynthAllGather, SynthAllReduce, multiplicative_partitions
+
+FAMILIES = (SynthAllGather, SynthAllReduce)
+
+
+def demands(stage: Stage) -> list[tuple[int, int, int]]:
+    """(source, destination, count) with the directions merged, as the schedule states them."""
+    out: dict[tuple[int, int], int] = {}
+    for s, d, k in zip(stage.sources, stage.destinations, stage.counts, strict=True):
+        out[(int(s), int(d))] = out.get((int(s), int(d)), 0) + int(k)
+    return sorted((s, d, k) for (s, d), k in out.items())
+
+
+def check(algorithm: Algorithm, ring: Ring, radices: tuple[int, ...], pieces: int | None) -> None:
+    given: dict[str, object] = {"radices": radices}
+    if pieces is not None:
+        given["pieces"] = pieces
+    params = algorithm.resolve(ring, given)  # type: ignore[arg-type]
+    schedule = algorithm.schedule(ring, params)
+    simulate(schedule)
+    direct = algorithm.stages(ring, params)
+    assert len(direct) == algorithm.stage_count(ring, params) == schedule.stage_count
+    for mine, theirs in zip(direct, schedule.stages(), strict=True):
+        assert demands(mine) == demands(theirs)
+        assert mine.pieces == theirs.pieces
+        # pinned directions, one stride long: CW to v + s, CCW to v - s
+        cw = (mine.destinations - mine.sources) % ring.nodes
+        hops = np.where(mine.allowed == Direction.CW, cw, (ring.nodes - cw) % ring.nodes)
+        assert (mine.allowed != 2).all()
+        assert len(set(hops.tolist())) == 1
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("nodes", range(2, 65))
+def test_every_shape_delivers_on_small_rings(family: type, nodes: int) -> None:
+    ring = Ring(nodes, 1, 4)
+    for radices in multiplicative_partitions(nodes):
+        check(family(), ring, radices, None)
+
+
+@pytest.mark.parametrize(
+    ("family", "nodes", "radices"),
+    [
+        (SynthAllGather, 512, (16, 32)),
+        (SynthAllGather, 1000, (10, 100)),
+        (SynthAllGather, 1024, (32, 32)),
+        (SynthAllGather, 4096, (64, 64)),
+        (SynthAllReduce, 512, (8, 8, 8)),
+        (SynthAllReduce, 1000, (10, 10, 10)),
+        (SynthAllReduce, 1024, (4, 4, 4, 16)),
+        (SynthAllReduce, 4096, (16, 16, 16)),
+    ],
+)
+def test_paper_scale_shapes_deliver(family: type, nodes: int, radices: tuple[int, ...]) -> None:
+    check(family(), Ring(nodes, 1, 64), radices, 1)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_pieces_fill_the_channels(family: type) -> None:
+    # N = 16, C = 8, radices (4, 4): strides 1 and 4; x = 8 and 2 lightpaths per pair.
+    ring = Ring(16, 1, 8)
+    algorithm = family()
+    params = algorithm.resolve(ring, {"radices": (4, 4)})
+    assert params["pieces"] == 2  # C // top stride = 8 // 4
+    for stage in algorithm.stages(ring, params):
+        load = np.zeros((2, ring.nodes), dtype=np.int64)
+        for s, d, k, a in zip(stage.sources, stage.destinations, stage.counts, stage.allowed,
+                              strict=True):
+            hops = (d - s) % ring.nodes if a == Direction.CW else (s - d) % ring.nodes
+            for j in range(hops):
+                link = (s + j) % ring.nodes if a == Direction.CW else (d + j) % ring.nodes
+                load[a, link] += k
+        assert load.max() <= ring.channels_per_direction
+
+
+def test_hop_limit_refusal_names_what_fits() -> None:
+    ring = Ring(64, 1, 8)
+    with pytest.raises(AlgorithmRefusedError, match="larger top radix"):
+        SynthAllGather(hop_limit=6).resolve(ring, {"radices": (8, 8)})
+    shapes = [c["radices"] for c in SynthAllGather(hop_limit=6).shape_candidates(ring)]
+    assert shapes and all(64 // s[-1] <= 6 for s in shapes)  # type: ignore[index]
+    assert (8, 8) not in shapes and (4, 16) in shapes
+
+
+def test_radices_must_multiply_to_n() -> None:
+    with pytest.raises(AlgorithmRefusedError, match="product"):
+        SynthAllReduce().resolve(Ring(12), {"radices": (2, 2)})
+
+
+@pytest.mark.parametrize("nodes", [12, 64, 360, 4096])
+def test_partitions_are_every_sorted_factorisation(nodes: int) -> None:
+    found = list(multiplicative_partitions(nodes))
+    assert len(found) == len(set(found))
+    assert all(math.prod(p) == nodes and list(p) == sorted(p) and min(p) >= 2 for p in found)
+    brute = {
+        tuple(sorted(p))
+        for r in range(1, 13)
+        for p in _products(nodes, r)
+    }
+    assert set(found) == brute
+
+
+def _products(n: int, r: int) -> list[tuple[int, ...]]:
+    if r == 1:
+        return [(n,)] if n >= 2 else []
+    return [(k, *rest) for k in range(2, n + 1) if n % k == 0 for rest in _products(n // k, r - 1)]
