@@ -289,4 +289,122 @@ class SynthAllReduce(_Synthesized):
         return Schedule("allreduce", n, frozen(nodes), n * q, tuple(flows))
 
 
-SYNTHESIZED = {Collective.ALLGATHER: SynthAllGather, Collective.ALLREDUCE: SynthAllReduce}
+def balanced_digits(nodes: int, radices: tuple[int, ...]) -> IntArray:
+    """Per ring offset delta = 0..N-1, its digits m_i (one column per level) with
+    sum m_i s_i = delta (mod N) and -floor((k_i - 1) / 2) <= m_i <= ceil((k_i - 1) / 2):
+    the balanced mixed-radix representation (unique: the digit ranges cover N residues)."""
+    delta = np.arange(nodes, dtype=np.int64)
+    high = sum((k // 2) * s for k, s in zip(radices, _strides(radices), strict=True))
+    value = np.where(delta > high, delta - nodes, delta)  # the representative in [-B, A]
+    digits = np.zeros((nodes, len(radices)), dtype=np.int64)
+    for i, (k, stride) in reversed(list(enumerate(zip(radices, _strides(radices), strict=True)))):
+        a = k // 2
+        lower_reach = sum((kk // 2) * ss for kk, ss in zip(radices[:i], _strides(radices)[:i],
+                                                           strict=True))
+        # the digit that leaves a remainder the lower levels can still represent
+        digit = np.floor_divide(value + (stride - 1 - lower_reach), stride)
+        digit = np.clip(digit, -((k - 1) // 2), a)
+        digits[:, i] = digit
+        value = value - digit * stride
+    if (value != 0).any():
+        raise AssertionError("balanced digits did not represent every offset")  # by range
+    return digits
+
+
+def _strides(radices: tuple[int, ...]) -> list[int]:
+    out, stride = [], 1
+    for k in radices:
+        out.append(stride)
+        stride *= k
+    return out
+
+
+@dataclass(eq=False)
+class SynthAllToAll(_Synthesized):
+    """All-to-all: every block moves by the balanced digits of its ring offset, level by level
+    (top first), one stride per step, store-and-forward (SPEC 12 relays), so every lightpath
+    has s_i <= the hop limit hops and every block crosses about its ring distance."""
+
+    collective: ClassVar[Collective] = Collective.ALLTOALL
+    name: ClassVar[str] = "synth"
+
+    def data_per_message(self, ring: Ring, params: Params) -> int:
+        """The send buffer is N blocks (message / N), each cut into pieces."""
+        return ring.nodes * int_param(params, "pieces")
+
+    def _moves(self, ring: Ring, params: Params) -> list[tuple[int, int, int, int]]:
+        """Per step: (level, stride, blocks each node sends CW, blocks it sends CCW)."""
+        radices = params["radices"]
+        assert isinstance(radices, tuple)
+        digits = balanced_digits(ring.nodes, radices)[1:]  # offset 0 never moves
+        out = []
+        for i in reversed(range(len(radices))):
+            column = digits[:, i]
+            for t in range(1, radices[i] // 2 + 1):
+                out.append((i, _strides(radices)[i], int((column >= t).sum()),
+                            int((column <= -t).sum())))
+        return [m for m in out if m[2] or m[3]]
+
+    def stages(self, ring: Ring, params: Params) -> list[Stage]:
+        n, q = ring.nodes, int_param(params, "pieces")
+        channels = ring.channels_per_direction
+        nodes = np.arange(n, dtype=np.int64)
+        out = []
+        for i, stride, cw, ccw in self._moves(ring, params):
+            lightpaths = max(1, channels // stride)
+            per = -(-max(cw, ccw) * q // lightpaths)
+            parts = [(nodes, (nodes + stride) % n, cw, Direction.CW),
+                     (nodes, (nodes - stride) % n, ccw, Direction.CCW)]
+            s, d, k, a = [], [], [], []
+            for src, dst, blocks, way in parts:
+                if blocks:
+                    s.append(src)
+                    d.append(dst)
+                    k.append(np.full(n, -(-blocks * q // per), dtype=np.int64))
+                    a.append(np.full(n, way, dtype=np.int64))
+            out.append(Stage.from_demands(n, np.concatenate(s), np.concatenate(d),
+                                          np.concatenate(k), np.concatenate(a),
+                                          f"all-to-all level {i + 1}", per))
+        return out
+
+    def stage_count(self, ring: Ring, params: Params) -> int:
+        return len(self._moves(ring, params))
+
+    def schedule(self, ring: Ring, params: Params) -> Schedule:
+        """Block by block: block s N + d (piece j: (s N + d) q + j) moves by its digits."""
+        n, q = ring.nodes, int_param(params, "pieces")
+        radices = params["radices"]
+        assert isinstance(radices, tuple)
+        channels = ring.channels_per_direction
+        src, dst = np.divmod(np.arange(n * n, dtype=np.int64), n)
+        moving = src != dst
+        block = np.flatnonzero(moving)
+        where = src[moving].copy()
+        digits = balanced_digits(n, radices)[(dst[moving] - src[moving]) % n]
+        pieces = np.arange(q, dtype=np.int64)
+        flows = []
+        for i, stride, cw, ccw in self._moves(ring, params):
+            lightpaths = max(1, channels // stride)
+            per = -(-max(cw, ccw) * q // lightpaths)
+            t = sum(1 for f in flows if f.label == f"all-to-all level {i + 1}") + 1
+            go_cw = digits[:, i] >= t
+            go_ccw = digits[:, i] <= -t
+            senders, receivers, data = [], [], []
+            for mask, shift in ((go_cw, stride), (go_ccw, -stride)):
+                ids = (block[mask][:, None] * q + pieces).reshape(-1)
+                from_ = np.repeat(where[mask], q)
+                senders.append(from_)
+                receivers.append((from_ + shift) % n)
+                data.append(ids)
+                where[mask] = (where[mask] + shift) % n
+            flows.append(StageFlow.of(np.concatenate(senders), np.concatenate(receivers),
+                                      np.concatenate(data), Reduction.NONE,
+                                      f"all-to-all level {i + 1}", per))
+        return Schedule("alltoall", n, frozen(np.arange(n)), n * n * q, tuple(flows), pieces=q)
+
+
+SYNTHESIZED = {
+    Collective.ALLGATHER: SynthAllGather,
+    Collective.ALLREDUCE: SynthAllReduce,
+    Collective.ALLTOALL: SynthAllToAll,
+}

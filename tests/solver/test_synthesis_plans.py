@@ -9,14 +9,20 @@ from hypothesis import strategies as st
 from models.achievable import achievable_bound
 from models.optics import OpticalParameters, longest_reliable_hops
 from models.ring import Hardware, Ring
-from models.synthesis import SynthAllGather, SynthAllReduce, levels, multiplicative_partitions
+from models.synthesis import (
+    SynthAllGather,
+    SynthAllReduce,
+    SynthAllToAll,
+    levels,
+    multiplicative_partitions,
+)
 from solver.exact_schedule import solve_exact_schedule
 from solver.feasibility import evaluate_plan
 from solver.outcome import SolveOptions
 from solver.plan import plan_algorithm
 
 HW = Hardware()
-FAMILIES = {"allgather": SynthAllGather, "allreduce": SynthAllReduce}
+FAMILIES = {"allgather": SynthAllGather, "allreduce": SynthAllReduce, "alltoall": SynthAllToAll}
 
 
 @settings(max_examples=40, deadline=None)
@@ -66,6 +72,7 @@ def test_feasible_under_the_optics_it_was_built_for(collective: str) -> None:
     [
         ("allgather", 3, 1), ("allgather", 4, 1), ("allgather", 4, 2), ("allgather", 6, 1),
         ("allgather", 6, 2), ("allreduce", 3, 1), ("allreduce", 4, 1), ("allreduce", 4, 2),
+        ("alltoall", 3, 1), ("alltoall", 4, 1), ("alltoall", 4, 2), ("alltoall", 6, 2),
     ],
 )  # fmt: skip
 def test_never_faster_than_the_exact_optimum(collective: str, nodes: int, wavelengths: int) -> None:
@@ -77,9 +84,12 @@ def test_never_faster_than_the_exact_optimum(collective: str, nodes: int, wavele
     for radices in multiplicative_partitions(nodes):
         params = algorithm.resolve(ring, {"radices": radices})
         pieces = int(params["pieces"])  # type: ignore[arg-type]
-        if any(level.per_lightpath > 1 for level in levels(ring, radices, pieces)):
-            continue
         plan = plan_algorithm(algorithm, ring, params, [2**20], HW)
+        if collective == "alltoall":
+            if any(s.stage.pieces > 1 for s in plan.stages):
+                continue
+        elif any(level.per_lightpath > 1 for level in levels(ring, radices, pieces)):
+            continue
         units = pieces * (nodes if collective == "allreduce" else 1)
         exact = solve_exact_schedule(collective, ring, units, time_limit_s=60)
         assert exact.optimal
