@@ -25,7 +25,7 @@ once more) for slots (sum of k_i / 2 instead of N / 2).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -382,11 +382,12 @@ class SynthAllToAll(_Synthesized):
         where = src[moving].copy()
         digits = balanced_digits(n, radices)[(dst[moving] - src[moving]) % n]
         pieces = np.arange(q, dtype=np.int64)
-        flows = []
+        flows: list[StageFlow] = []
+        steps_done: dict[int, int] = {}
         for i, stride, cw, ccw in self._moves(ring, params):
             lightpaths = max(1, channels // stride)
             per = -(-max(cw, ccw) * q // lightpaths)
-            t = sum(1 for f in flows if f.label == f"all-to-all level {i + 1}") + 1
+            t = steps_done[i] = steps_done.get(i, 0) + 1
             go_cw = digits[:, i] >= t
             go_ccw = digits[:, i] <= -t
             senders, receivers, data = [], [], []
@@ -403,7 +404,7 @@ class SynthAllToAll(_Synthesized):
         return Schedule("alltoall", n, frozen(np.arange(n)), n * n * q, tuple(flows), pieces=q)
 
 
-SYNTHESIZED = {
+SYNTHESIZED: dict[Collective, Callable[[int | None], Algorithm]] = {
     Collective.ALLGATHER: SynthAllGather,
     Collective.ALLREDUCE: SynthAllReduce,
     Collective.ALLTOALL: SynthAllToAll,
