@@ -130,6 +130,8 @@ class _Synthesized(Algorithm):
         if math.prod(radices) != ring.nodes:
             return f"the radices' product is {math.prod(radices)}, not N = {ring.nodes}"
         top = ring.nodes // radices[-1]
+        if self.hop_limit is not None and self.hop_limit < 1:
+            return "with these optics not even a one-hop lightpath can be reliable"
         if self.hop_limit is not None and top > self.hop_limit:
             return (
                 f"the top level's lightpaths would have {top} hops, more than the hop limit "
