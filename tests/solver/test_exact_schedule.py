@@ -1,0 +1,157 @@
+"""The exact optimum of SPEC 12 on small rings: every schedule it returns delivers the
+collective (data-flow simulator), its slots are valid RWA (the independent validator), keep to
+the hop and node limits, never beat the achievable bound, never lose to a paper algorithm
+that fits the same model, and agree with exhaustive search on the tiniest rings."""
+
+import numpy as np
+import pytest
+
+from models.achievable import achievable_bound
+from models.algorithms.catalog import get_algorithm
+from models.dataflow import simulate
+from models.errors import LimitExceededError
+from models.ring import Hardware, Ring
+from models.stage import Stage
+from models.timing import slot_time_s
+from solver.assignment import Assignment
+from solver.exact_schedule import ExactSchedule, arc_links, solve_exact_schedule
+from solver.outcome import SolveOptions
+from solver.plan import plan_algorithm
+from solver.validator import validate
+from tests.solver.brute_schedules import min_slots
+
+COLLECTIVES = ("allgather", "alltoall", "allreduce")
+HW = Hardware()
+
+
+def check_certificates(
+    result: ExactSchedule, ring: Ring, max_tx: int | None = None, max_rx: int | None = None
+) -> None:
+    """Delivery, RWA of every slot by the validator, hop and node limits."""
+    simulate(result.schedule())
+    n, channels = ring.nodes, ring.channels_per_direction
+    for paths in result.slots:
+        stage = Stage.from_demands(n, [p.sender for p in paths], [p.receiver for p in paths])
+        keys = stage.sources * n + stage.destinations
+        demand = np.searchsorted(keys, [p.sender * n + p.receiver for p in paths])
+        assignment = Assignment.from_runs(
+            demand, [p.direction for p in paths], [p.channel for p in paths], np.ones(len(paths))
+        )
+        report = validate(stage, assignment)
+        assert report.colours_used <= channels
+        for p in paths:
+            assert len(arc_links(n, p.sender, p.receiver, p.direction)) <= result.hop_limit
+        sent = np.bincount([p.sender for p in paths], minlength=n)
+        received = np.bincount([p.receiver for p in paths], minlength=n)
+        assert max_tx is None or sent.max() <= max_tx
+        assert max_rx is None or received.max() <= max_rx
+
+
+def exact_time_s(result: ExactSchedule, message_bytes: float) -> float:
+    units = result.pieces * (result.nodes if result.collective == "alltoall" else 1)
+    return result.slot_count * slot_time_s(message_bytes / units, HW)
+
+
+@pytest.mark.parametrize("collective", COLLECTIVES)
+@pytest.mark.parametrize(
+    ("nodes", "wavelengths", "pieces"),
+    [(3, 1, 1), (4, 1, 1), (4, 1, 2), (5, 1, 1), (6, 2, 1), (6, 2, 2)],
+)
+def test_small_rings_are_solved_to_optimality_and_certified(
+    collective: str, nodes: int, wavelengths: int, pieces: int
+) -> None:
+    ring = Ring(nodes, 1, wavelengths)
+    result = solve_exact_schedule(collective, ring, pieces, time_limit_s=60)
+    assert result.optimal and result.slot_count == result.slots_lower_bound
+    check_certificates(result, ring)
+    for size in (1e3, 4 * 2**20):
+        bound = achievable_bound(collective, ring, size, HW)
+        assert bound.bound_s <= exact_time_s(result, size)
+        assert bound.slots <= result.slot_count
+
+
+@pytest.mark.parametrize("collective", COLLECTIVES)
+@pytest.mark.parametrize(("nodes", "pieces"), [(3, 1), (3, 2), (4, 1), (4, 2)])
+def test_brute_force_agrees_on_the_tiniest_rings(collective: str, nodes: int, pieces: int) -> None:
+    ring = Ring(nodes, 1, 1)
+    result = solve_exact_schedule(collective, ring, pieces, time_limit_s=60)
+    assert result.optimal
+    assert result.slot_count == min_slots(collective, nodes, 1, pieces)
+
+
+@pytest.mark.parametrize(
+    ("collective", "nodes", "hop_limit", "max_tx", "max_rx"),
+    [
+        ("allgather", 6, 1, None, None),
+        ("allgather", 6, 2, None, 1),
+        ("alltoall", 6, 2, None, None),
+        ("alltoall", 5, None, 1, 1),
+        ("allreduce", 6, 1, None, None),
+        ("allreduce", 5, 2, 1, None),
+    ],
+)
+def test_limits_are_kept(
+    collective: str, nodes: int, hop_limit: int | None, max_tx: int | None, max_rx: int | None
+) -> None:
+    ring = Ring(nodes, 1, 2)
+    result = solve_exact_schedule(collective, ring, 1, hop_limit, max_tx, max_rx, 60)
+    assert result.optimal
+    check_certificates(result, ring, max_tx, max_rx)
+    assert result.slot_count >= achievable_bound(
+        collective, ring, 1.0, HW, hop_limit, max_tx, max_rx
+    ).slots
+    free = solve_exact_schedule(collective, ring, 1, time_limit_s=60)
+    assert free.slot_count <= result.slot_count  # a limit never helps
+
+
+@pytest.mark.parametrize("collective", COLLECTIVES)
+@pytest.mark.parametrize(("nodes", "hop_limit"), [(3, 1), (4, None), (4, 1)])
+def test_brute_force_agrees_under_limits(
+    collective: str, nodes: int, hop_limit: int | None
+) -> None:
+    ring = Ring(nodes, 1, 1)
+    result = solve_exact_schedule(collective, ring, 1, hop_limit, None, 1, 60)
+    assert result.slot_count == min_slots(collective, nodes, 1, 1, hop_limit, None, 1)
+
+
+# Paper algorithms whose lightpaths carry one whole item (vector) or one block: the exact model
+# with 1 piece (all-to-all: a block per lightpath) covers their schedules.
+ONE_PIECE = {
+    "allgather": ("ring", "ne", "osm", "wrht", "optree"),
+    "allreduce": ("bt", "wrht"),
+    "alltoall": ("tra",),
+}
+
+
+@pytest.mark.parametrize("collective", COLLECTIVES)
+@pytest.mark.parametrize(("nodes", "wavelengths"), [(4, 1), (5, 1), (6, 2)])
+def test_no_paper_algorithm_beats_the_exact_optimum(
+    collective: str, nodes: int, wavelengths: int
+) -> None:
+    ring = Ring(nodes, 1, wavelengths)
+    exact = solve_exact_schedule(collective, ring, 1, time_limit_s=60)
+    size = 2**20
+    for name in ONE_PIECE[collective]:
+        algorithm = get_algorithm(collective, name)
+        if algorithm.refusal(ring, algorithm.fill_defaults(ring, {})):
+            continue
+        params = algorithm.paper_shape(ring)
+        plan = plan_algorithm(algorithm, ring, params, [size], HW, SolveOptions())
+        assert plan.pieces_per_message == (nodes if collective == "alltoall" else 1)
+        assert exact.slot_count <= plan.true_steps, name
+        assert exact_time_s(exact, size) <= plan.timings[0].time_s * (1 + 1e-12), name
+
+
+def test_ring_allreduce_is_never_faster_than_the_optimum_with_as_many_pieces() -> None:
+    # Ring all-reduce cuts the vector into N chunks: the exact model with N pieces covers it.
+    ring = Ring(3, 1, 1)
+    exact = solve_exact_schedule("allreduce", ring, 3, time_limit_s=60)
+    algorithm = get_algorithm("allreduce", "ring")
+    plan = plan_algorithm(algorithm, ring, algorithm.paper_shape(ring), [2**20], HW)
+    assert plan.pieces_per_message == 3
+    assert exact.optimal and exact.slot_count <= plan.true_steps
+
+
+def test_beyond_the_size_limit_it_refuses_with_what_to_change() -> None:
+    with pytest.raises(LimitExceededError, match="fewer nodes, channels or pieces"):
+        solve_exact_schedule("alltoall", Ring(64, 1, 64), 1)
