@@ -134,6 +134,7 @@ def prepare(request: PlanRequest) -> PlanSpec:
     reliable = longest_reliable_hops(optics)
     limits = Limits(
         hop_limit=reliable if max_hops is None else min(max_hops, reliable),
+        enforced=max_hops is not None,
         max_tx=request.max_tx_per_node,
         max_rx=request.max_rx_per_node,
         exact_time_limit_s=request.time_limit_s,

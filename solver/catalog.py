@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from models.algorithms.alltoall import Relayable
 from models.algorithms.base import Algorithm, Collective
 from models.algorithms.catalog import algorithms as paper_algorithms
 from models.algorithms.catalog import parse_collective
@@ -20,6 +21,7 @@ class Limits:
     max_lightpath_hops and the optics), the per-node limits and the exact model's time limit."""
 
     hop_limit: int | None = None
+    enforced: bool = False  # the request set max_lightpath_hops: every lightpath must keep to it
     max_tx: int | None = None
     max_rx: int | None = None
     exact_time_limit_s: float = 60.0
@@ -39,7 +41,16 @@ def computed(collective: Collective, limits: Limits) -> list[Algorithm]:
 def algorithms(collective: Collective | str, limits: Limits | None = None) -> list[Algorithm]:
     """The papers' algorithms of `collective`, then the computed ones."""
     c = parse_collective(collective)
-    return paper_algorithms(c) + computed(c, limits or Limits())
+    limits = limits or Limits()
+    return [_configured(a, limits) for a in paper_algorithms(c)] + computed(c, limits)
+
+
+def _configured(algorithm: Algorithm, limits: Limits) -> Algorithm:
+    """TRA and TRA2 within the hop limit: relayed rounds offered to the shape search (and,
+    with max_lightpath_hops, the default)."""
+    if isinstance(algorithm, Relayable) and limits.hop_limit is not None:
+        return type(algorithm)(limits.hop_limit, limits.enforced)
+    return algorithm
 
 
 def get_algorithm(

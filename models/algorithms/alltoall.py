@@ -19,6 +19,7 @@ from models.algorithms.base import Algorithm, Collective, Params, ParamSpec, int
 from models.closed_forms import ClosedForm
 from models.dataflow import MessageCounts, count_messages
 from models.errors import AlgorithmRefusedError
+from models.relay import relay_lengths, relayed_flow, relayed_shift_stages, shift_stage
 from models.ring import Ring
 from models.stage import Schedule, Stage, StageFlow
 
@@ -61,14 +62,6 @@ def tra_shift_rounds(processes: int, radix: int) -> list[tuple[int, int]]:
     ]
 
 
-def shift_stage(nodes: int, shift: int, count: int, label: str) -> Stage:
-    """Every node sends `count` unit lightpaths to node + shift (mod N)."""
-    s = np.arange(nodes)
-    if shift % nodes == 0 or count == 0:
-        return Stage.from_demands(nodes, [], [], [], label=label)
-    return Stage.from_demands(nodes, s, (s + shift) % nodes, np.full(nodes, count), label=label)
-
-
 def _tra_flows(
     lanes: IntArray,
     lane_size: int,
@@ -107,7 +100,51 @@ def _tra_flows(
     return flows, rank
 
 
-class TunableRadixAllToAll(Algorithm):
+RELAY = ParamSpec(
+    "relay_hops",
+    "0: the paper's rounds (one lightpath per move); H > 0: a round whose moves are longer "
+    "than H hops is relayed along the shorter arc in hops of at most H (store-and-forward)",
+    0,
+    None,
+    default_rule="0, or the plan's max_lightpath_hops when one is set",
+)
+
+
+class Relayable:
+    """TRA and TRA2 within a hop limit: `hop_limit` is offered to the shape search as a relay
+    length beside the paper's rounds; `enforced` (the request set max_lightpath_hops) makes
+    it the default and drops the unrelayed rounds, which could not keep to it."""
+
+    def __init__(self, hop_limit: int | None = None, enforced: bool = False) -> None:
+        self.hop_limit = hop_limit
+        self.enforced = enforced and hop_limit is not None
+
+    def _relay_default(self) -> int:
+        return self.hop_limit if self.enforced and self.hop_limit else 0
+
+    def _relays(self, nodes: int) -> list[int]:
+        """Relay lengths the search tries: 0 (the paper's) unless enforced, and the limit
+        when some move could be longer than it."""
+        out = [] if self.enforced else [0]
+        if self.hop_limit and self.hop_limit < nodes // 2:
+            out.append(self.hop_limit)
+        return out or [0]
+
+
+def _relayed_rounds(
+    nodes: int, rounds: list[tuple[int, int]], relay: int
+) -> list[tuple[int, int]]:
+    """(shift, count) per stage once every round is relayed within `relay` hops."""
+    if not relay:
+        return rounds
+    return [
+        (hop % nodes, count)
+        for shift, count in rounds
+        for hop in relay_lengths(nodes, shift, relay)
+    ]
+
+
+class TunableRadixAllToAll(Relayable, Algorithm):
     """TRA with radix r (2 = Bruck, P = spread-out); one process per node, so P = N."""
 
     collective = Collective.ALLTOALL
@@ -123,15 +160,21 @@ class TunableRadixAllToAll(Algorithm):
             default_rule="ceil(sqrt(P)) (TRA Sec. III-B)",
             maximum_rule="P",
         ),
+        RELAY,
     )
     formula = cf.TRA_ROUNDS
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
-        return {"radix": max(2, cf.tra_optimal_radix(ring.nodes)), **given}
+        return {
+            "radix": max(2, cf.tra_optimal_radix(ring.nodes)),
+            "relay_hops": self._relay_default(),
+            **given,
+        }
 
     def shape_candidates(self, ring: Ring) -> Iterator[Params]:
-        for r in range(2, ring.nodes + 1):
-            yield {"radix": r}
+        for relay in self._relays(ring.nodes):
+            for r in range(2, ring.nodes + 1):
+                yield {"radix": r, "relay_hops": relay}
 
     def message_counts(self, ring: Ring, params: Params) -> tuple[MessageCounts, str]:
         """K and D counted on the schedule (SPEC section 8) up to COUNTED_BLOCKS_LIMIT blocks,
@@ -139,20 +182,24 @@ class TunableRadixAllToAll(Algorithm):
         and where they were counted. At P = 4096 the schedule's count alone took 3.4 s and
         1.3 GB of a 21 s plan."""
         p = ring.nodes
-        if p * p <= COUNTED_BLOCKS_LIMIT:
-            return count_messages(self.schedule(ring, params)), "schedule"
+        if p * p <= COUNTED_BLOCKS_LIMIT:  # the MPI algorithm's rounds: relays are optical
+            return count_messages(self.schedule(ring, {**params, "relay_hops": 0})), "schedule"
         rounds = tra_shift_rounds(p, int_param(params, "radix"))
         return MessageCounts(len(rounds), sum(h for _, h in rounds)), "rounds"
 
     def shift_rounds(self, ring: Ring, params: Params) -> list[tuple[int, int]]:
-        """(shift, lightpaths per node) of every round; `stages` is built from these."""
-        return tra_shift_rounds(ring.nodes, int_param(params, "radix"))
+        """(shift, lightpaths per node) of every stage (a relayed round is several)."""
+        rounds = tra_shift_rounds(ring.nodes, int_param(params, "radix"))
+        return _relayed_rounds(ring.nodes, rounds, int_param(params, "relay_hops"))
 
     def stages(self, ring: Ring, params: Params) -> list[Stage]:
         rounds = tra_rounds_list(ring.nodes, int_param(params, "radix"))
+        relay = int_param(params, "relay_hops")
+        shifts = tra_shift_rounds(ring.nodes, int_param(params, "radix"))
         return [
-            shift_stage(ring.nodes, shift, h, f"TRA round x={x} z={z}")
-            for (x, z), (shift, h) in zip(rounds, self.shift_rounds(ring, params), strict=True)
+            stage
+            for (x, z), (shift, h) in zip(rounds, shifts, strict=True)
+            for stage in relayed_shift_stages(ring.nodes, shift, h, relay, f"TRA round x={x} z={z}")
         ]
 
     def refusal(self, ring: Ring, params: Params) -> str | None:
@@ -173,7 +220,9 @@ class TunableRadixAllToAll(Algorithm):
         flows, _ = _tra_flows(
             np.zeros(p * p, dtype=np.int64), p, r, index, src, np.arange(p), "TRA"
         )
-        return Schedule(Collective.ALLTOALL, p, np.arange(p), p * p, tuple(flows))
+        relay, nodes = int_param(params, "relay_hops"), np.arange(p)
+        relayed = [f for flow in flows for f in relayed_flow(flow, nodes, p, relay)]
+        return Schedule(Collective.ALLTOALL, p, nodes, p * p, tuple(relayed))
 
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
         p, r = ring.nodes, int_param(params, "radix")
@@ -184,7 +233,7 @@ class TunableRadixAllToAll(Algorithm):
         ]
 
 
-class TwoLayerTunableRadixAllToAll(Algorithm):
+class TwoLayerTunableRadixAllToAll(Relayable, Algorithm):
     """TRA2 (TRA paper Sec. IV) with Q processes per ring node, P = N Q.
 
     Intra-node phase (radix r1, shared memory, no lightpath): process (n, q) routes every block
@@ -220,6 +269,7 @@ class TwoLayerTunableRadixAllToAll(Algorithm):
             default_rule="N (TRA Sec. V-C)",
             maximum_rule="N",
         ),
+        RELAY,
     )
     formula = cf.TRA2_ROUNDS
 
@@ -233,6 +283,7 @@ class TwoLayerTunableRadixAllToAll(Algorithm):
             "processes_per_node": q,
             "radix_intra": max(2, cf.tra_optimal_radix(q)),
             "radix_inter": ring.nodes,
+            "relay_hops": self._relay_default(),
             **given,
         }
 
@@ -266,16 +317,17 @@ class TwoLayerTunableRadixAllToAll(Algorithm):
         """Every r2; r1 stays the paper's: the intra-node phase uses shared memory, no
         lightpath, so r1 cannot change optical steps or time."""
         paper = self.paper_shape(ring)
-        for r2 in range(2, ring.nodes + 1):
-            yield {**paper, "radix_inter": r2}
+        for relay in self._relays(ring.nodes):
+            for r2 in range(2, ring.nodes + 1):
+                yield {**paper, "radix_inter": r2, "relay_hops": relay}
 
     def message_counts(self, ring: Ring, params: Params) -> tuple[MessageCounts, str]:
         """K and D counted on the block-by-block schedule when it fits the simulator; beyond
         that, on its rounds: an intra round sends N blocks per block index (one per
         destination node), an inter round Q blocks per index (tests: both agree)."""
         n, q = ring.nodes, int_param(params, "processes_per_node")
-        if (n * q) ** 2 <= COUNTED_BLOCKS_LIMIT:
-            return count_messages(self.schedule(ring, params)), "schedule"
+        if (n * q) ** 2 <= COUNTED_BLOCKS_LIMIT:  # the MPI rounds: relays are optical
+            return count_messages(self.schedule(ring, {**params, "relay_hops": 0})), "schedule"
         r1, r2 = int_param(params, "radix_intra"), int_param(params, "radix_inter")
         intra = tra_shift_rounds(q, r1) if q > 1 else []
         inter = tra_shift_rounds(n, r2)
@@ -287,10 +339,11 @@ class TwoLayerTunableRadixAllToAll(Algorithm):
         each send Q blocks (one per local source) per block index whose digit x is z, to
         node n + z r2^x: Q^2 h unit lightpaths per node."""
         q = int_param(params, "processes_per_node")
-        return [
+        rounds = [
             (shift, q * q * h)
             for shift, h in tra_shift_rounds(ring.nodes, int_param(params, "radix_inter"))
         ]
+        return _relayed_rounds(ring.nodes, rounds, int_param(params, "relay_hops"))
 
     def stages(self, ring: Ring, params: Params) -> list[Stage]:
         """The intra-node rounds (no lightpath: empty stages) then the inter-node rounds,
@@ -306,9 +359,14 @@ class TwoLayerTunableRadixAllToAll(Algorithm):
             else []
         )
         rounds = tra_rounds_list(ring.nodes, r2)
+        shifts = [(shift, q * q * h) for shift, h in tra_shift_rounds(ring.nodes, r2)]
+        relay = int_param(params, "relay_hops")
         inter = [
-            shift_stage(ring.nodes, shift, count, f"inter round x={x} z={z}")
-            for (x, z), (shift, count) in zip(rounds, self.shift_rounds(ring, params), strict=True)
+            stage
+            for (x, z), (shift, count) in zip(rounds, shifts, strict=True)
+            for stage in relayed_shift_stages(
+                ring.nodes, shift, count, relay, f"inter round x={x} z={z}"
+            )
         ]
         return intra + inter
 
@@ -342,8 +400,10 @@ class TwoLayerTunableRadixAllToAll(Algorithm):
         idx2 = (d_node - s_node) % n
         lane_endpoint = (np.arange(q)[:, None] + np.arange(n)[None, :] * q).reshape(-1)
         f2, _ = _tra_flows(local * n, n, r2, idx2, s_node, lane_endpoint, "inter")
-        flows += f2
-        return Schedule(Collective.ALLTOALL, n, np.arange(p) // q, p * p, tuple(flows))
+        node_of = np.arange(p) // q
+        relay = int_param(params, "relay_hops")
+        flows += [f for flow in f2 for f in relayed_flow(flow, node_of, n, relay)]
+        return Schedule(Collective.ALLTOALL, n, node_of, p * p, tuple(flows))
 
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
         n, q = ring.nodes, int_param(params, "processes_per_node")

@@ -158,25 +158,49 @@ def _maximal_vectors(vectors: Iterable[tuple[int, ...]]) -> list[tuple[int, ...]
     return sorted(kept)
 
 
-def _to_assignment(counts: Sequence[int], nodes: int) -> Assignment:
-    return tuple(
-        tuple(u for u in range(nodes) for _ in range(counts[v * nodes + u])) for v in range(nodes)
-    )
+class _Slots:
+    """The maximal slots of an instance, and per-slot capacities derived from all slots.
 
-
-def maximal_assignments(
-    nodes: int, channels: int, hop_limit: int | None, max_tx: int | None, max_rx: int | None
-) -> list[Assignment]:
-    """Maximal slot assignments.
-
-    Safe because the set of feasible slots is closed under removing lightpaths (removal cannot
-    create a conflict or break a node limit), so every feasible slot is a subset of a maximal
-    one, and the transition functions below let every lightpath of a maximal slot also carry
-    "nothing useful" (allgather/alltoall: a piece the receiver has, or nothing at all for
-    allreduce), which is the same as leaving it out.
+    Only inclusion-maximal slots are enumerated. Safe because the set of feasible slots is
+    closed under removing lightpaths (removal cannot create a conflict or break a node limit),
+    so every feasible slot is a subset of a maximal one, and the transitions below let every
+    lightpath of a maximal slot carry "nothing useful" (allgather: a piece the receiver already
+    has; allreduce and alltoall: nothing), which is the same as leaving it out.
     """
-    vectors = _all_assignments(nodes, channels, hop_limit, max_tx, max_rx)
-    return [_to_assignment(c, nodes) for c in _maximal_vectors(vectors)]
+
+    def __init__(
+        self,
+        nodes: int,
+        channels: int,
+        hop_limit: int | None,
+        max_tx: int | None,
+        max_rx: int | None,
+    ) -> None:
+        n = nodes
+        vectors = _maximal_vectors(_all_assignments(n, channels, hop_limit, max_tx, max_rx))
+        # per receiver v, the sorted senders of its lightpaths (a sender appears twice when it
+        # reaches v on two lightpaths, e.g. one CW and one CCW). What a slot can do depends only
+        # on this: direction, channel and route play no role once the slot is conflict-free.
+        self.by_receiver: list[Assignment] = [
+            tuple(tuple(u for u in range(n) for _ in range(c[v * n + u])) for v in range(n))
+            for c in vectors
+        ]
+        # per sender u, the sorted receivers of its lightpaths
+        self.by_sender: list[Assignment] = sorted(
+            {
+                tuple(tuple(v for v in range(n) for _ in range(c[v * n + u])) for u in range(n))
+                for c in vectors
+            }
+        )
+        # Most lightpaths in one slot, into one node and out of one node. Maxima over the
+        # maximal slots are maxima over all slots.
+        self.most = max((sum(c) for c in vectors), default=0)
+        self.rx_cap = max(
+            (sum(c[v * n : (v + 1) * n]) for c in vectors for v in range(n)), default=0
+        )
+        self.tx_cap = max(
+            (sum(c[v * n + u] for v in range(n)) for c in vectors for u in range(n)), default=0
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -188,6 +212,7 @@ def maximal_assignments(
 # inside the data (item owner, block source/destination, accumulator contents) are relabelled
 # the same way, and the piece index j plays the same role for every j. So the least number of
 # slots from a state equals that from any image of it, and the search keeps one image only.
+# (All lower bounds below are invariant under these maps as well.)
 
 
 def _node_maps(nodes: int) -> list[tuple[int, ...]]:
@@ -221,28 +246,66 @@ def _bit_mapper(bit_map: Sequence[int]) -> Callable[[int], int]:
     return apply
 
 
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _growth_slots(have: int, need: int, factor: int) -> float:
+    """Least t with have * factor**t >= need (math.inf if it never gets there)."""
+    t = 0
+    while have < need:
+        if factor <= 1 or have == 0:
+            return math.inf
+        have *= factor
+        t += 1
+    return t
+
+
+def _ring_distance(nodes: int, a: int, b: int) -> int:
+    return min((a - b) % nodes, (b - a) % nodes)
+
+
 # --------------------------------------------------------------------------------------------
-# The three collectives as (initial state, receiver transition, done test, canonical form)
+# allgather and allreduce: per-receiver transitions, deadline breadth-first search
 # --------------------------------------------------------------------------------------------
 # A state is a tuple with one component per node. The transition of a slot is computed receiver
 # by receiver from the state at the START of the slot: what v ends up with depends only on its
-# own component and on the components of the senders that reach it, so for a fixed assignment
-# the successor states are exactly the products of the per-receiver options.
+# own component and on the components of the senders that reach it, so for a fixed slot the
+# successor states are exactly the products of the per-receiver options.
+#
+# Each model also has a "potential" (allgather: pieces still missing over all nodes; allreduce:
+# accumulators still incomplete) that one lightpath lowers by at most 1, so one slot lowers it
+# by at most `_Slots.most`; the "gain" of a receiver option is how much it lowers it. And each
+# model has an admissible lower bound on the slots still needed (documented per model).
 
 
 class _Model:
-    def __init__(self, nodes: int, pieces: int) -> None:
+    dominance = False  # True when "holding more is never worse" (see _Allgather)
+
+    def __init__(self, nodes: int, pieces: int, slots: _Slots, hop_limit: int | None) -> None:
         self.nodes = nodes
         self.pieces = pieces
-        self.dominance = False  # True when "holding more is never worse" (see _bfs)
+        self.slots = slots
+        self.hop_limit = hop_limit
 
     def initial(self) -> tuple[object, ...]:
         raise NotImplementedError
 
     def options(self, state: tuple[object, ...], v: int, senders: tuple[int, ...]) -> list[object]:
+        """What v's component can become when it receives from `senders` (never empty)."""
         raise NotImplementedError
 
-    def component_done(self, v: int, component: object) -> bool:
+    def gain(self, before: object, after: object) -> int:
+        raise NotImplementedError
+
+    def potential(self, state: tuple[object, ...]) -> int:
+        raise NotImplementedError
+
+    def bound(self, state: tuple[object, ...]) -> float:
+        """A lower bound on the slots still needed; 0 exactly when the state is done."""
+        raise NotImplementedError
+
+    def component_done(self, component: object) -> bool:
         raise NotImplementedError
 
     def canonical(self, state: tuple[object, ...]) -> tuple[object, ...]:
@@ -275,11 +338,18 @@ class _Allgather(_Model):
     and "done" only asks for pieces to be held. So sending a piece the receiver already holds is
     useless (same as not sending), only inclusion-maximal receiver options are needed, and a
     state contained in another of the same BFS layer can be dropped.
+
+    Lower bound (each part is a valid lower bound): missing pieces over all nodes / most
+    lightpaths per slot (one piece per lightpath); missing pieces of one node / most lightpaths
+    into a node; a piece held by h nodes is held by at most h * (1 + tx) nodes one slot later
+    (tx = most lightpaths out of a node), and must reach all N; with hop limit H a piece whose
+    nearest holder is k hops from v needs ceil(k / H) slots to reach v.
     """
 
-    def __init__(self, nodes: int, pieces: int) -> None:
-        super().__init__(nodes, pieces)
-        self.dominance = True
+    dominance = True
+
+    def __init__(self, nodes: int, pieces: int, slots: _Slots, hop_limit: int | None) -> None:
+        super().__init__(nodes, pieces, slots, hop_limit)
         q = pieces
         self.n_bits = nodes * q
         self.full = (1 << self.n_bits) - 1
@@ -288,6 +358,11 @@ class _Allgather(_Model):
             for perm in itertools.permutations(range(q)):
                 bit_map = [node_map[i] * q + perm[j] for i in range(nodes) for j in range(q)]
                 self.symmetries.append((node_map, _bit_mapper(bit_map)))
+        self.spread = [_growth_slots(h, nodes, 1 + slots.tx_cap) for h in range(nodes + 1)]
+
+    def initial(self) -> tuple[object, ...]:
+        q = self.pieces
+        return tuple(((1 << q) - 1) << (v * q) for v in range(self.nodes))
 
     def options(self, state: tuple[object, ...], v: int, senders: tuple[int, ...]) -> list[object]:
         base = state[v]
@@ -300,6 +375,36 @@ class _Allgather(_Model):
             if offer:
                 results = {r | b for r in results for b in offer}
         return list(_maximal_masks(results))
+
+    def gain(self, before: object, after: object) -> int:
+        assert isinstance(before, int) and isinstance(after, int)
+        return after.bit_count() - before.bit_count()
+
+    def potential(self, state: tuple[object, ...]) -> int:
+        return sum(self.n_bits - m.bit_count() for m in state)  # type: ignore[attr-defined]
+
+    def component_done(self, component: object) -> bool:
+        return component == self.full
+
+    def bound(self, state: tuple[object, ...]) -> float:
+        masks: list[int] = [m for m in state if isinstance(m, int)]
+        missing = [self.n_bits - m.bit_count() for m in masks]
+        total = sum(missing)
+        if total == 0:
+            return 0
+        slots = self.slots
+        if slots.most == 0:
+            return math.inf
+        best: float = max(_ceil_div(total, slots.most), _ceil_div(max(missing), slots.rx_cap))
+        n = self.nodes
+        for p in range(self.n_bits):
+            holders = [v for v in range(n) if masks[v] >> p & 1]
+            best = max(best, self.spread[len(holders)])
+            if self.hop_limit is not None:
+                for v in range(n):
+                    k = min(_ring_distance(n, v, h) for h in holders)
+                    best = max(best, _ceil_div(k, self.hop_limit))
+        return best
 
     def canonical(self, state: tuple[object, ...]) -> tuple[object, ...]:
         best: tuple[int, ...] | None = None
@@ -314,13 +419,6 @@ class _Allgather(_Model):
                 best = t
         assert best is not None
         return best
-
-    def initial(self) -> tuple[object, ...]:
-        q = self.pieces
-        return tuple(((1 << q) - 1) << (v * q) for v in range(self.nodes))
-
-    def component_done(self, v: int, component: object) -> bool:
-        return component == self.full
 
 
 class _Allreduce(_Model):
@@ -341,23 +439,60 @@ class _Allreduce(_Model):
 
     Other safe restrictions: a COPY into a complete accumulator changes nothing (same as not
     sending), so it is not generated.
+
+    Lower bound (each part valid): incomplete accumulators / most lightpaths per slot (a
+    lightpath completes at most the one accumulator it goes into); incomplete accumulators of
+    one node / most lightpaths into a node; the largest accumulator of piece j, of size M, grows
+    to at most M * (1 + rx) in a slot (itself plus at most rx senders, each at most M; a COPY
+    needs M = N already), and must reach N; the accumulators of piece j containing node u's
+    contribution, c of them, become at most c * (1 + tx) in a slot (each lightpath adds u to at
+    most one more, only senders containing u can), and must become N.
     """
 
-    def __init__(self, nodes: int, pieces: int) -> None:
-        super().__init__(nodes, pieces)
+    def __init__(self, nodes: int, pieces: int, slots: _Slots, hop_limit: int | None) -> None:
+        super().__init__(nodes, pieces, slots, hop_limit)
         self.full = (1 << nodes) - 1
         self.symmetries: list[tuple[tuple[int, ...], tuple[int, ...], list[int]]] = []
         for node_map in _node_maps(nodes):
             table = [_bit_mapper(node_map)(m) for m in range(1 << nodes)]
             for perm in itertools.permutations(range(pieces)):
                 self.symmetries.append((node_map, perm, table))
+        self.grow = [_growth_slots(m, nodes, 1 + slots.rx_cap) for m in range(nodes + 1)]
+        self.spread = [_growth_slots(c, nodes, 1 + slots.tx_cap) for c in range(nodes + 1)]
 
     def initial(self) -> tuple[object, ...]:
         return tuple(tuple(1 << v for _ in range(self.pieces)) for v in range(self.nodes))
 
-    def component_done(self, v: int, component: object) -> bool:
+    def component_done(self, component: object) -> bool:
         assert isinstance(component, tuple)
         return all(a == self.full for a in component)
+
+    def gain(self, before: object, after: object) -> int:
+        assert isinstance(before, tuple) and isinstance(after, tuple)
+        return sum(a == self.full and b != self.full for a, b in zip(after, before, strict=True))
+
+    def potential(self, state: tuple[object, ...]) -> int:
+        return sum(a != self.full for comp in state for a in comp)  # type: ignore[attr-defined]
+
+    def bound(self, state: tuple[object, ...]) -> float:
+        comps: list[tuple[int, ...]] = [c for c in state if isinstance(c, tuple)]
+        incomplete = [sum(a != self.full for a in comp) for comp in comps]
+        total = sum(incomplete)
+        if total == 0:
+            return 0
+        slots = self.slots
+        if slots.most == 0:
+            return math.inf
+        best: float = max(_ceil_div(total, slots.most), _ceil_div(max(incomplete), slots.rx_cap))
+        n = self.nodes
+        for j in range(self.pieces):
+            sets = [comp[j] for comp in comps]
+            if all(a == self.full for a in sets):
+                continue
+            best = max(best, self.grow[max(a.bit_count() for a in sets)])
+            for u in range(n):
+                best = max(best, self.spread[sum(a >> u & 1 for a in sets)])
+        return best
 
     def options(self, state: tuple[object, ...], v: int, senders: tuple[int, ...]) -> list[object]:
         base = state[v]
@@ -427,11 +562,6 @@ class _Allreduce(_Model):
         return best
 
 
-# --------------------------------------------------------------------------------------------
-# Breadth-first search
-# --------------------------------------------------------------------------------------------
-
-
 def _pack(state: tuple[object, ...], width: int) -> int:
     out = 0
     for k, mask in enumerate(state):
@@ -456,70 +586,129 @@ def _drop_dominated(states: set[tuple[object, ...]], width: int) -> list[tuple[o
     return out
 
 
-def _bfs(model: _Model, assignments: list[Assignment], max_slots: int) -> int | None:
-    nodes = model.nodes
+_Options = list[tuple[int, object]]  # (gain, component), by decreasing gain
 
-    def done(state: tuple[object, ...]) -> bool:
-        return all(model.component_done(v, state[v]) for v in range(nodes))
 
-    def option_lists(
-        state: tuple[object, ...],
-    ) -> Iterator[list[list[object]]]:
-        cache: dict[tuple[int, tuple[int, ...]], list[object]] = {}
-        for assignment in assignments:
-            lists = []
-            for v, senders in enumerate(assignment):
-                key = (v, senders)
-                if key not in cache:
-                    cache[key] = model.options(state, v, senders) if senders else [state[v]]
-                lists.append(cache[key])
-            yield lists
+def _receiver_options(
+    model: _Model,
+    state: tuple[object, ...],
+    cache: dict[tuple[int, tuple[int, ...]], _Options],
+    v: int,
+    senders: tuple[int, ...],
+) -> _Options:
+    key = (v, senders)
+    if key not in cache:
+        if senders:
+            opts = [(model.gain(state[v], o), o) for o in model.options(state, v, senders)]
+            opts.sort(key=lambda go: -go[0])
+        else:
+            opts = [(0, state[v])]
+        cache[key] = opts
+    return cache[key]
 
-    def finishes_in_one_slot(state: tuple[object, ...]) -> bool:
-        # the next layer contains a done state iff some slot completes every receiver; since
-        # receivers are independent for a fixed assignment, test them one by one
-        return any(
-            all(any(model.component_done(v, o) for o in opts) for v, opts in enumerate(lists))
-            for lists in option_lists(state)
+
+def _finishes_in_one_slot(model: _Model, state: tuple[object, ...]) -> bool:
+    """Whether some slot makes the state done; receivers are independent for a fixed slot."""
+    cache: dict[tuple[int, tuple[int, ...]], _Options] = {}
+    return any(
+        all(
+            any(
+                model.component_done(o)
+                for _, o in _receiver_options(model, state, cache, v, senders)
+            )
+            for v, senders in enumerate(assignment)
         )
+        for assignment in model.slots.by_receiver
+    )
 
-    start = model.canonical(model.initial())
-    if done(start):
-        return 0
+
+def _successors(
+    model: _Model, state: tuple[object, ...], need: int
+) -> Iterator[tuple[object, ...]]:
+    """The states after one slot whose potential fell by at least `need`."""
+    cache: dict[tuple[int, tuple[int, ...]], _Options] = {}
+    for assignment in model.slots.by_receiver:
+        lists = [
+            _receiver_options(model, state, cache, v, senders)
+            for v, senders in enumerate(assignment)
+        ]
+        best = [0] * (len(lists) + 1)  # best[i]: most gain receivers i.. can still add
+        for i in range(len(lists) - 1, -1, -1):
+            best[i] = best[i + 1] + lists[i][0][0]
+        if best[0] >= need:
+            yield from _combine(lists, best, need, 0, 0, [])
+
+
+def _combine(
+    lists: list[_Options], best: list[int], need: int, i: int, gain: int, chosen: list[object]
+) -> Iterator[tuple[object, ...]]:
+    """Depth-first over the receivers' options, skipping any with too little total gain."""
+    if i == len(lists):
+        yield tuple(chosen)
+        return
+    for g, option in lists[i]:  # by decreasing gain
+        if gain + g + best[i + 1] < need:
+            break
+        chosen.append(option)
+        yield from _combine(lists, best, need, i + 1, gain + g, chosen)
+        chosen.pop()
+
+
+def _done_by(model: _Model, start: tuple[object, ...], deadline: int) -> bool:
+    """Whether some schedule makes `start` done within `deadline` (>= 1) slots.
+
+    Breadth-first, slot by slot. A state reached after t slots is kept only when
+    t + bound(state) <= deadline (the bound is admissible, so no state of a schedule done by
+    the deadline is dropped), and only once (a state first reached earlier was expanded with
+    at least as much time left); for allgather also dominated states are dropped. Whether the
+    last layer can be completed in one slot is checked receiver by receiver, without building
+    the layer after it.
+    """
     layer = [start]
     visited = {start}
     width = getattr(model, "n_bits", 0)
-    for depth in range(max_slots):
-        # `layer` holds the states first reached after `depth` slots; no state reached after
-        # fewer slots is done and none of the previous layers could finish in one more slot.
-        if any(finishes_in_one_slot(s) for s in layer):
-            return depth + 1
-        if depth + 1 >= max_slots:
-            return None
+    for depth in range(deadline - 1):
+        left = deadline - depth - 1  # slots left after this one, >= 1
+        need = 0
         new: set[tuple[object, ...]] = set()
+        seen_raw: set[tuple[object, ...]] = set()
         for state in layer:
-            for lists in option_lists(state):
-                for combo in itertools.product(*lists):
-                    succ = model.canonical(tuple(combo))
-                    if succ in visited or succ in new:
-                        continue
-                    # layer depth+1 has no done state (checked above); a successor that can
-                    # finish in one slot means a done state at depth + 2
-                    if finishes_in_one_slot(succ):
-                        return depth + 2
-                    new.add(succ)
-        # Only states not seen before are kept (a state seen at an earlier depth reaches done at
-        # least as early from there).
-        next_layer = _drop_dominated(new, width) if model.dominance else list(new)
-        if not next_layer:
-            return None  # every reachable state has been seen, none finishes
-        visited.update(next_layer)
-        layer = next_layer
+            need = model.potential(state) - model.slots.most * left
+            for succ in _successors(model, state, need):
+                if succ in seen_raw:
+                    continue
+                seen_raw.add(succ)
+                c = model.canonical(succ)
+                if c in visited or c in new or model.bound(c) > left:
+                    continue
+                if left == 1 and _finishes_in_one_slot(model, c):
+                    return True
+                new.add(c)
+        layer = _drop_dominated(new, width) if model.dominance else list(new)
+        if not layer:
+            return False
+        visited.update(layer)
+        if left == 1:
+            return False  # none of the last layer finishes in one slot (checked above)
+    return any(_finishes_in_one_slot(model, s) for s in layer)
+
+
+def _deadline_search(model: _Model, max_slots: int) -> int | None:
+    """The least deadline D <= max_slots with _done_by(D), trying D = bound, bound + 1, ..."""
+    start = model.canonical(model.initial())
+    first = model.bound(start)
+    if first == 0:
+        return 0
+    if first > max_slots:
+        return None
+    for deadline in range(int(first), max_slots + 1):
+        if _done_by(model, start, deadline):
+            return deadline
     return None
 
 
 # --------------------------------------------------------------------------------------------
-# alltoall: positions of pieces, iterative deepening with admissible bounds
+# alltoall: positions of pieces, deadline breadth-first search with admissible bounds
 # --------------------------------------------------------------------------------------------
 # Reduction to "one position per piece" (provably safe). Take any schedule finishing in T slots.
 # For a piece p of block (s, d), follow back the lightpath that first brought p to d, the one
@@ -538,17 +727,13 @@ def _bfs(model: _Model, assignments: list[Assignment], max_slots: int) -> int | 
 # * link capacity: sum over pieces of the ring distance to their destination ("demand"); a
 #   lightpath of h hops lowers its piece's distance by at most h, and one slot has at most
 #   2 * C * N link-channels, so demand falls by at most 2CN per slot;
-# * receive capacity: pieces for d not at d each need their own lightpath into d, at most
-#   min(2C, max_rx) per slot; send capacity: pieces at u that are not for u each need their own
-#   lightpath out of u, at most min(2C, max_tx) per slot;
+# * lightpaths: every piece not yet at its destination needs its own lightpath, at most
+#   `_Slots.most` per slot; pieces for d not at d each need their own lightpath into d, at
+#   most `_Slots.rx_cap` per slot; pieces at u that are not for u each need their own
+#   lightpath out of u, at most `_Slots.tx_cap` per slot;
 # * hop limit H: a piece at distance k needs at least ceil(k / H) slots.
-# The search is breadth-first, slot by slot, for a deadline D = bound(start), bound+1, ...:
-# a state after t slots is kept only when t + bound(state) <= D, which never drops a state of a
-# schedule that is done by D. The first D whose last layer holds a done state is the answer.
-
-
-def _ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
+# The search is the same deadline breadth-first search as above (see _done_by), with the
+# demand in the role of the potential.
 
 
 class _AlltoallSearch:
@@ -557,32 +742,17 @@ class _AlltoallSearch:
         nodes: int,
         channels: int,
         pieces: int,
+        slots: _Slots,
         hop_limit: int | None,
-        max_tx: int | None,
-        max_rx: int | None,
     ) -> None:
         self.nodes = nodes
         self.pieces = pieces
         self.hop_limit = hop_limit
+        self.slots = slots
         self.blocks = [(s, d) for s in range(nodes) for d in range(nodes) if s != d]
         index = {b: k for k, b in enumerate(self.blocks)}
         self.capacity = 2 * channels * nodes
-        self.rx_cap = 2 * channels if max_rx is None else min(2 * channels, max_rx)
-        self.tx_cap = 2 * channels if max_tx is None else min(2 * channels, max_tx)
-        self.dist = [
-            [min((d - x) % nodes, (x - d) % nodes) for d in range(nodes)] for x in range(nodes)
-        ]
-        vectors = _maximal_vectors(_all_assignments(nodes, channels, hop_limit, max_tx, max_rx))
-        # per sender, the sorted receivers of its lightpaths (a receiver twice = two lightpaths)
-        self.assignments = sorted(
-            {
-                tuple(
-                    tuple(v for v in range(nodes) for _ in range(c[v * nodes + u]))
-                    for u in range(nodes)
-                )
-                for c in vectors
-            }
-        )
+        self.dist = [[_ring_distance(nodes, x, d) for d in range(nodes)] for x in range(nodes)]
         # per symmetry: where block k goes, and the image of every sorted position tuple
         position_tuples = list(itertools.combinations_with_replacement(range(nodes), pieces))
         self.symmetries = [
@@ -620,7 +790,8 @@ class _AlltoallSearch:
         demand = self.demand(state)
         if demand == 0:
             return 0
-        if self.rx_cap == 0 or self.tx_cap == 0 or self.hop_limit == 0:
+        slots = self.slots
+        if slots.most == 0:
             return math.inf
         best = _ceil_div(demand, self.capacity)
         pending_in = [0] * self.nodes
@@ -632,14 +803,15 @@ class _AlltoallSearch:
                     pending_out[x] += 1
                     if self.hop_limit is not None:
                         best = max(best, _ceil_div(self.dist[x][d], self.hop_limit))
-        best = max(best, _ceil_div(max(pending_in), self.rx_cap))
-        return max(best, _ceil_div(max(pending_out), self.tx_cap))
+        best = max(best, _ceil_div(sum(pending_in), slots.most))
+        best = max(best, _ceil_div(max(pending_in), slots.rx_cap))
+        return max(best, _ceil_div(max(pending_out), slots.tx_cap))
 
     def _sender_options(
         self, state: tuple[tuple[int, ...], ...], u: int, receivers: tuple[int, ...]
     ) -> list[tuple[int, tuple[tuple[int, int], ...]]]:
-        """(distance gained, moves) for every way u can use its lightpaths; moves are
-        (block, receiver), at most as many of a block as u has pieces of it."""
+        """(distance gained, moves) for every way u can use its lightpaths, by decreasing gain;
+        moves are (block, receiver), at most as many of a block as u has pieces of it."""
         available = {
             k: positions.count(u)
             for k, ((_, d), positions) in enumerate(zip(self.blocks, state, strict=True))
@@ -670,7 +842,7 @@ class _AlltoallSearch:
     ) -> Iterator[tuple[tuple[int, ...], ...]]:
         """States after one slot whose demand fell by at least `need` (branch and bound)."""
         cache: dict[tuple[int, tuple[int, ...]], list[tuple[int, tuple[tuple[int, int], ...]]]] = {}
-        for assignment in self.assignments:
+        for assignment in self.slots.by_sender:
             per_sender = []
             for u, receivers in enumerate(assignment):
                 if receivers:
@@ -720,30 +892,35 @@ class _AlltoallSearch:
         if first > max_slots:
             return None
         for deadline in range(int(first), max_slots + 1):
-            layer = {start}
-            visited = {start}
-            for depth in range(deadline):
-                remaining = deadline - depth - 1  # slots left after this one
-                new: set[tuple[tuple[int, ...], ...]] = set()
-                raw_seen: set[tuple[tuple[int, ...], ...]] = set()
-                for state in layer:
-                    need = self.demand(state) - self.capacity * remaining
-                    for succ in self.successors(state, need):
-                        if succ in raw_seen:
-                            continue
-                        raw_seen.add(succ)
-                        if self.bound(succ) > remaining:
-                            continue
-                        if remaining == 0:
-                            return deadline  # bound 0: succ is done
-                        c = self.canonical(succ)
-                        if c not in visited:
-                            visited.add(c)
-                            new.add(c)
-                layer = new
-                if not layer:
-                    break
+            if self._done_by(start, deadline):
+                return deadline
         return None
+
+    def _done_by(self, start: tuple[tuple[int, ...], ...], deadline: int) -> bool:
+        layer = {start}
+        visited = {start}
+        for depth in range(deadline):
+            left = deadline - depth - 1  # slots left after this one
+            new: set[tuple[tuple[int, ...], ...]] = set()
+            seen_raw: set[tuple[tuple[int, ...], ...]] = set()
+            for state in layer:
+                need = self.demand(state) - self.capacity * left
+                for succ in self.successors(state, need):
+                    if succ in seen_raw:
+                        continue
+                    seen_raw.add(succ)
+                    if self.bound(succ) > left:
+                        continue
+                    if left == 0:
+                        return True  # bound 0: succ is done
+                    c = self.canonical(succ)
+                    if c not in visited:
+                        visited.add(c)
+                        new.add(c)
+            layer = new
+            if not layer:
+                return False
+        return False
 
 
 def _check_args(
@@ -787,16 +964,15 @@ def min_slots(
     N <= 4, channels <= 2, pieces <= 2; larger instances may take very long.
     """
     _check_args(collective, nodes, channels, pieces, hop_limit, max_tx, max_rx, max_slots)
+    slots = _Slots(nodes, channels, hop_limit, max_tx, max_rx)
+    if collective == "alltoall":
+        return _AlltoallSearch(nodes, channels, pieces, slots, hop_limit).min_slots(max_slots)
     model: _Model
     if collective == "allgather":
-        model = _Allgather(nodes, pieces)
-    elif collective == "alltoall":
-        search = _AlltoallSearch(nodes, channels, pieces, hop_limit, max_tx, max_rx)
-        return search.min_slots(max_slots)
+        model = _Allgather(nodes, pieces, slots, hop_limit)
     else:
-        model = _Allreduce(nodes, pieces)
-    assignments = maximal_assignments(nodes, channels, hop_limit, max_tx, max_rx)
-    return _bfs(model, assignments, max_slots)
+        model = _Allreduce(nodes, pieces, slots, hop_limit)
+    return _deadline_search(model, max_slots)
 
 
 # --------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.algorithms.alltoall import shift_stage
+from models.relay import shift_stage
 from models.stage import Stage
 from solver.bounds import load_bound, lp_load_bound
 from solver.quick_bounds import (
