@@ -19,7 +19,7 @@ from models.algorithms.base import Algorithm, Collective, Params, ParamSpec, int
 from models.closed_forms import ClosedForm
 from models.dataflow import MessageCounts, count_messages
 from models.errors import AlgorithmRefusedError
-from models.relay import relay_lengths, relayed_flow, relayed_shift_stages, shift_stage
+from models.relay import relay_lengths, relayed_flow, relayed_shift_stages
 from models.ring import Ring
 from models.stage import Schedule, Stage, StageFlow
 
