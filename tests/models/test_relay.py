@@ -75,7 +75,7 @@ def test_relayed_tra2_delivers(nodes: int, relay: int) -> None:
     check(TwoLayerTunableRadixAllToAll(), Ring(nodes), given)
 
 
-def test_with_a_hop_limit_the_search_offers_relays_and_enforced_limits_drop_the_paper_rounds() -> None:
+def test_a_hop_limit_offers_relays_and_an_enforced_one_drops_the_paper_rounds() -> None:
     ring = Ring(64)
     offered = {c["relay_hops"] for c in TunableRadixAllToAll(8).shape_candidates(ring)}
     assert offered == {0, 8}
