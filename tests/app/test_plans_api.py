@@ -76,9 +76,9 @@ def test_plan_compares_every_allgather_algorithm(client: TestClient) -> None:
 def test_the_exact_optimum_sits_between_the_bound_and_every_paper_algorithm(
     client: TestClient,
 ) -> None:
-    """N = 6, w = 2: "all" runs `optimal` (pieces 1..4); every paper all-gather moves one whole
+    """N = 5, w = 2: "all" runs `optimal` (pieces 1..4); every paper all-gather moves one whole
     item per lightpath, which the one-piece model covers, so none is faster."""
-    small = SMALL | {"ring": {"nodes": 6, "wavelengths_per_fiber": 2}, "time_limit_s": 30}
+    small = SMALL | {"ring": {"nodes": 5, "wavelengths_per_fiber": 2}, "time_limit_s": 30}
     result = post_plan(client, small)["result"]
     by_name = {a["algorithm"]: a for a in result["algorithms"]}
     optimal = by_name.pop("optimal")
