@@ -30,7 +30,8 @@ from app.schemas.results import (
     RwaResponse,
     SkippedAlgorithm,
 )
-from models.algorithms.catalog import algorithms
+from models.algorithms.base import Collective
+from models.algorithms.catalog import parse_collective
 from models.errors import InvalidInputError
 from models.ring import Ring
 from solver.electrical import compare
@@ -142,13 +143,17 @@ def catalog(
     wavelengths: int | None = None,
     fibers: int = 1,
 ) -> list[CatalogEntry]:
-    """The catalog; with a ring, every closed form evaluated at the paper's shape."""
+    """The catalog (the papers' algorithms, then `synth` and `optimal`); with a ring, every
+    closed form evaluated at the paper's shape."""
     ring = None
     if nodes is not None or wavelengths is not None:
         if nodes is None or wavelengths is None:
             raise InvalidInputError("give both nodes and wavelengths to evaluate closed forms")
         ring = Ring(nodes, fibers, wavelengths)
-    return [CatalogEntry.of(a, ring) for a in algorithms(collective)]
+    from solver.catalog import algorithms as plan_algorithms
+
+    collectives = [parse_collective(collective)] if collective is not None else list(Collective)
+    return [CatalogEntry.of(a, ring) for c in collectives for a in plan_algorithms(c)]
 
 
 def reproduce(

@@ -29,14 +29,15 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass
-from typing import Any
-
-from ortools.sat.python import cp_model
+from typing import TYPE_CHECKING, Any
 
 from models.achievable import achievable_bound
 from models.errors import LimitExceededError
 from models.ring import Direction, Hardware, Ring
 from models.stage import IntArray, Reduction, Schedule, StageFlow, frozen
+
+if TYPE_CHECKING:  # OR-Tools loads in the functions that solve: 0.8 s a plan need not pay
+    from ortools.sat.python import cp_model
 
 # The model's size: (pairs x directions x channels) lightpath variables plus the carried-data
 # variables, per slot. Beyond this it is refused (the catalog algorithm `optimal` says what fits).
@@ -158,6 +159,7 @@ def solve_exact_schedule(
     """The least-slot schedule of `collective` with `pieces` pieces per item, or the best
     found at the time limit with its proven bound. Raises LimitExceededError when the model
     is beyond SIZE_LIMIT."""
+    from ortools.sat.python import cp_model
     started = time.monotonic()
     n = ring.nodes
     h = n - 1 if hop_limit is None else max(1, min(hop_limit, n - 1))
@@ -225,6 +227,7 @@ def _solve(
     workers: int,
 ) -> tuple[Any, tuple[tuple[Lightpath, ...], ...] | None, int]:
     """One CP-SAT solve over `horizon` slots: (status, slots found or None, proven bound)."""
+    from ortools.sat.python import cp_model
     n, channels = ring.nodes, ring.channels_per_direction
     m = cp_model.CpModel()
     steps = range(horizon)
@@ -332,7 +335,7 @@ def _chains(slots: list[tuple[Lightpath, ...]], n: int, pieces: int) -> list[tup
     ]
 
 
-Carried = dict[tuple[int, int, int, int, bool], cp_model.IntVar]
+Carried = dict[tuple[int, int, int, int, bool], "cp_model.IntVar"]
 
 
 def _copies(

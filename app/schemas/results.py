@@ -715,14 +715,15 @@ class CatalogEntry(BaseModel):
             return entry
         params = algorithm.fill_defaults(ring, {})  # the paper's shape, even when refused
         forms = [ClosedFormResult.of(f) for f in algorithm.closed_forms(ring, params)]
-        first = forms[0]
         refusal = algorithm.refusal(ring, params)
         entry.resolved_parameters = parameter_values(params)
         entry.accepts_ring = refusal is None
         entry.refusal = refusal
         entry.closed_forms = forms
-        entry.claimed = ClaimValue(value=first.value, unit=first.unit)
-        entry.claimed_steps = first.value if first.unit == Unit.STEPS else None
+        if forms:  # `synth` and `optimal` make no paper claim
+            first = forms[0]
+            entry.claimed = ClaimValue(value=first.value, unit=first.unit)
+            entry.claimed_steps = first.value if first.unit == Unit.STEPS else None
         return entry
 
 
