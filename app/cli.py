@@ -100,11 +100,13 @@ def _validated(model: type[M], data: object) -> M:
     """The request model, or an InvalidInputError naming the flag at fault."""
     from pydantic import ValidationError
 
+    from app.schemas.requests import readable_loc
+
     try:
         return model.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
-        loc = [str(x) for x in first["loc"]]
+        loc = readable_loc(first["loc"])
         for cut in range(len(loc), 0, -1):
             flag = FLAGS.get(".".join(loc[:cut]))
             if flag is not None:
@@ -151,7 +153,7 @@ def rwa_command(
     from pydantic import ValidationError
 
     from app.presentation.text import rwa_text
-    from app.schemas.requests import RwaInput, SolveSettings
+    from app.schemas.requests import RwaInput, SolveSettings, readable_loc
     from app.service import rwa
 
     def work() -> str:
@@ -163,7 +165,7 @@ def rwa_command(
             data = RwaInput.model_validate_json(text)
         except ValidationError as error:
             first = error.errors()[0]
-            where = ".".join(str(x) for x in first["loc"]) or "file"
+            where = ".".join(readable_loc(first["loc"])) or "file"
             raise InvalidInputError(f"{input_path}: {where}: {first['msg']}") from None
         settings = _validated(
             SolveSettings,

@@ -225,8 +225,9 @@ def prepare(request: PlanRequest) -> PlanSpec:
 @dataclass(frozen=True)
 class PlanRun:
     """What `run_plan` solved, and every algorithm left out with why: refused by the ring
-    before solving (`PlanSpec.skipped`), or a computed schedule (`optimal`) that found no
-    schedule within its time limit (the rest of the plan does not fail for it)."""
+    before solving (`PlanSpec.skipped`), or beyond a solver limit while solving (the exact
+    model found no schedule in its time, a node-limited schedule too large to search): the
+    rest of the plan does not fail for it."""
 
     planned: list[PlannedAlgorithm]
     skipped: tuple[tuple[str, str], ...]
@@ -248,7 +249,9 @@ def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> PlanRun:
         try:
             paper = _solve(spec, algorithm, paper_params, step, spec.options, cache)
         except LimitExceededError as error:
-            if not isinstance(algorithm, OptimalSchedule) or len(spec.choices) == 1:
+            # one algorithm beyond a solver limit (the node-limited scheduler, the exact
+            # model's time) is left out with why; a plan of that algorithm alone fails
+            if len(spec.choices) == 1:
                 raise
             skipped.append((algorithm.name, error.message))
             continue

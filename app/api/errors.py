@@ -10,10 +10,12 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import JsonValue
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.errors import DatabaseUnavailableError, ErrorBody, error_body, http_status, internal
+from app.schemas.requests import readable_loc
 from models.errors import RwaoptError
 
 log = logging.getLogger("rwaopt.api")
@@ -106,13 +108,14 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def validation_error(_: Request, error: RequestValidationError) -> JSONResponse:
         first = error.errors()[0] if error.errors() else {"loc": (), "msg": "invalid request"}
-        where = ".".join(str(x) for x in first["loc"] if x != "body") or "body"
+        where = ".".join(x for x in readable_loc(first["loc"]) if x != "body") or "body"
         body = ErrorBody(
             code="invalid_input",
             message=f"{where}: {first['msg']}",
             detail={
                 "errors": [
-                    {"loc": [str(x) for x in e["loc"]], "msg": e["msg"]} for e in error.errors()
+                    {"loc": list[JsonValue](readable_loc(e["loc"])), "msg": e["msg"]}
+                    for e in error.errors()
                 ]
             },
         )

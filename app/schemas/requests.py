@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import Annotated, Literal, get_args
 
 from pydantic import (
@@ -34,18 +36,29 @@ MAX_PER_NODE = 1 << 20  # lightpaths a node may send or receive per slot
 
 
 def _no_bool(value: object) -> object:
-    """JSON `true` is not the integer 1: refuse it where a count is meant (pydantic's lax
-    mode would accept it)."""
+    """JSON `true` is not the integer 1, nor "4096" the number 4096: refuse both where a
+    number is meant (pydantic's lax mode would accept them)."""
     if isinstance(value, bool):
         raise ValueError("a number is needed here, not true/false")
+    if isinstance(value, str):
+        raise ValueError(f"a number is needed here, not the string {value[:40]!r}")
     return value
 
 
 Int = Annotated[int, BeforeValidator(_no_bool)]
+Float = Annotated[float, BeforeValidator(_no_bool)]  # a JSON number: not true, not "4.5"
+
+
+def readable_loc(loc: Sequence[int | str]) -> list[str]:
+    """A validation error's location without pydantic's names for the members of a union
+    (`function-after[<function less_than_or_equal_validator at 0x..>, ...]`,
+    `literal['loss_budget']`, `int`): they name internals, not the field to fix."""
+    internal = re.compile(r"^(int|str|float|bool|none|list|dict)$|[\[<(]")
+    return [str(x) for x in loc if isinstance(x, int) or not internal.search(str(x))]
 
 
 Demand = Annotated[
-    list[int | str],
+    list[Int | str],
     WithJsonSchema(
         {
             "type": "array",
@@ -300,7 +313,7 @@ class PlanRequest(SolveSettings):
     ] = Field(default_factory=dict)
     message_sizes_bytes: Annotated[
         # An exclusive maximum: a fuzzer that prints 1e15 + 1 with 15 digits sends 1e15.
-        list[Annotated[float, Field(gt=0, lt=MAX_MESSAGE_BYTES)]],
+        list[Annotated[Float, Field(gt=0, lt=MAX_MESSAGE_BYTES)]],
         Field(
             max_length=MAX_MESSAGE_SIZES,
             description="per-node message sizes to time, bytes (and/or give `workloads`)",

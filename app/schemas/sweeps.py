@@ -28,7 +28,7 @@ from pydantic import (
 from pydantic.fields import FieldInfo
 
 from app.schemas.documents import JobDocument, JobStatus
-from app.schemas.requests import PlanRequest, RingSpec, one_or_many
+from app.schemas.requests import PlanRequest, RingSpec, one_or_many, readable_loc
 from models.algorithms.base import Collective, ShapeMode
 from models.closed_forms import Unit
 
@@ -104,7 +104,7 @@ class SweepRequest(_SweepFields):  # type: ignore[misc,valid-type]
                 points.append(PlanRequest.model_validate({"ring": ring, **point, **whole}))
             except ValidationError as error:
                 first = error.errors()[0]
-                where = ".".join(map(str, first["loc"]))
+                where = ".".join(readable_loc(first["loc"]))
                 raise ValueError(
                     f"point {index} ({point['collective']}, {ring}): "
                     f"{where + ': ' if where else ''}{first['msg']}"
