@@ -378,8 +378,9 @@ class SweepStore(JobStore[SweepTableRow]):
         self, request: SweepRequest, hashes: Sequence[str], owner: str | None = None
     ) -> tuple[SweepDocument, list[str]]:
         """Store the sweep and its points in one transaction; returns the document and the
-        plans made for it (to enqueue). A point whose request was solved before reuses that
-        plan (`cached`); one queued or running elsewhere is shared; the rest are new plans."""
+        plans made for it (to enqueue). A point whose request the same owner solved before
+        reuses that plan (`cached`); one of the owner's queued or running elsewhere is shared;
+        the rest are new plans (another owner's plans are never reused)."""
         points = request.points()
         now = datetime.now(UTC)
         sweep = SweepTableRow(
@@ -394,9 +395,15 @@ class SweepStore(JobStore[SweepTableRow]):
             session.add(sweep)
             session.flush()
             for index, (point, key) in enumerate(zip(points, hashes, strict=True)):
+                # only the owner's own plans: another key's would tell it what was run, and
+                # couple its sweep to plans it can neither read nor keep (issue: shared use)
                 found = session.execute(
                     select(PlanRow.id, PlanRow.status)
-                    .where(PlanRow.request_hash == key, PlanRow.status.in_(REUSABLE))
+                    .where(
+                        PlanRow.request_hash == key,
+                        PlanRow.status.in_(REUSABLE),
+                        PlanRow.owner.is_not_distinct_from(owner),
+                    )
                     .order_by((PlanRow.status == JobStatus.DONE).desc(), PlanRow.created_at)
                     .limit(1)
                 ).first()

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -541,3 +542,43 @@ def test_small_rwa_is_answered_while_plans_fill_every_solver_and_delete_stops_th
             time.sleep(0.1)
     finally:
         server.stop()
+
+
+def test_sweep_points_are_reused_only_within_their_owner(
+    env_client: tuple[TestClient, pytest.MonkeyPatch],
+) -> None:
+    """Shared use, item 1: key B running key A's grid gets plans of its own (not A's, with
+    `cached`), can read them, and A deleting its plans does not touch B's sweep."""
+    client, mp = env_client
+    _set(mp, api_keys=f"{WRITER},{OTHER}")
+    grid = {"collective": "allgather", "algorithms": ["ring"], "nodes": [6, 8],
+            "wavelengths_per_fiber": 2, "message_sizes_bytes": [4096]}  # fmt: skip
+
+    def run(key: str) -> dict[str, Any]:
+        r = client.post("/api/v1/sweeps", json=grid, headers={"X-API-Key": key})
+        assert r.status_code in (200, 201, 202), r.text
+        sweep_id = r.json()["id"]
+        deadline = time.monotonic() + 60
+        while (doc := client.get(f"/api/v1/sweeps/{sweep_id}",
+                                 headers={"X-API-Key": key}).json())["status"] != "done":
+            assert doc["status"] in ("queued", "running") and time.monotonic() < deadline, doc
+            time.sleep(0.1)
+        rows = client.get(f"/api/v1/sweeps/{sweep_id}/results", params={"format": "json"},
+                          headers={"X-API-Key": key}).json()  # fmt: skip
+        return {"doc": doc, "rows": rows}
+
+    a = run(WRITER)
+    b = run(OTHER)
+    assert not any(row["cached"] for row in b["rows"])
+    b_plans = {row["plan_id"] for row in b["rows"]}
+    assert b_plans.isdisjoint({row["plan_id"] for row in a["rows"]})
+    for plan_id in b_plans:
+        mine = client.get(f"/api/v1/plans/{plan_id}", headers={"X-API-Key": OTHER})
+        assert mine.status_code == 200
+    for row in a["rows"]:
+        client.delete(f"/api/v1/plans/{row['plan_id']}", headers={"X-API-Key": WRITER})
+    again = client.get(f"/api/v1/sweeps/{b['doc']['id']}/results", params={"format": "json"},
+                       headers={"X-API-Key": OTHER}).json()  # fmt: skip
+    assert all(row["error"] is None for row in again)
+    # the same owner's second run does reuse its own
+    assert all(row["cached"] for row in run(OTHER)["rows"])
