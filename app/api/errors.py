@@ -3,6 +3,7 @@ comes from `app.errors` by class."""
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from typing import Any
@@ -58,13 +59,24 @@ def _allowed(app: FastAPI, path: str) -> list[str]:
     return sorted(methods)
 
 
+class ErrorResponse(JSONResponse):
+    """An error body that always encodes: text a client sent may hold a lone surrogate,
+    which UTF-8 cannot encode; then it goes out escaped (ASCII JSON), not as a 500."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except UnicodeEncodeError:
+            return json.dumps(content, ensure_ascii=True, separators=(",", ":")).encode()
+
+
 def answer(error: RwaoptError) -> JSONResponse:
     """The error's body and status; `detail.retry_after_s` also becomes Retry-After."""
     headers = {}
     retry = error.detail.get("retry_after_s")
     if isinstance(retry, int | float):
         headers["Retry-After"] = str(max(1, round(retry)))
-    return JSONResponse(
+    return ErrorResponse(
         error_body(error).model_dump(mode="json"), status_code=http_status(error), headers=headers
     )
 
@@ -119,4 +131,4 @@ def install(app: FastAPI) -> None:
                 ]
             },
         )
-        return JSONResponse(body.model_dump(), status_code=422)
+        return ErrorResponse(body.model_dump(), status_code=422)

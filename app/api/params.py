@@ -30,6 +30,17 @@ JobId = Annotated[
 ]
 
 
+# A file of a reproduction's report: printable text without NUL or control characters (a NUL
+# reaching PostgreSQL would be a 503, not the 404 / 422 it is).
+FilePath = Annotated[
+    str,
+    Path(
+        pattern=r"^[^\x00-\x1f\x7f]{1,512}$",
+        description="a file of the report, as the reproduction's `files` lists it",
+    ),
+]
+
+
 # Paging of every job list (plans, sweeps), newest first.
 Offset = Annotated[QueryInt, Query(ge=0, le=10**9, description="entries to skip")]
 Limit = Annotated[QueryInt, Query(ge=1, le=200, description="entries per page")]

@@ -49,6 +49,31 @@ Int = Annotated[int, BeforeValidator(_no_bool)]
 Float = Annotated[float, BeforeValidator(_no_bool)]  # a JSON number: not true, not "4.5"
 
 
+def storable_text(value: object, where: str = "") -> None:
+    """Refuse text no store can keep, anywhere in a request (keys too): a lone surrogate
+    (not UTF-8: '\\ud800' in JSON) or a NUL character (PostgreSQL's text refuses it). The
+    message escapes it, so the error itself can be encoded."""
+    if isinstance(value, str):
+        bad = "\x00" in value
+        if not bad:
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                bad = True
+        if bad:
+            raise ValueError(
+                f"{where or 'text'}: {ascii(value)[:60]} is not storable text: use valid "
+                "Unicode without NUL characters"
+            )
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            storable_text(key, f"{where}.key" if where else "key")
+            storable_text(item, f"{where}.{ascii(key)[1:-1][:40]}" if where else str(key)[:40])
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            storable_text(item, f"{where}.{index}" if where else str(index))
+
+
 def readable_loc(loc: Sequence[int | str]) -> list[str]:
     """A validation error's location without pydantic's names for the members of a union
     (`function-after[<function less_than_or_equal_validator at 0x..>, ...]`,
@@ -362,6 +387,12 @@ class PlanRequest(SolveSettings):
             "in steps",
         ),
     ] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _storable(cls, data: object) -> object:
+        storable_text(data)
+        return data
 
     @model_validator(mode="after")
     def _some_size(self) -> PlanRequest:

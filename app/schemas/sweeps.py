@@ -28,7 +28,13 @@ from pydantic import (
 from pydantic.fields import FieldInfo
 
 from app.schemas.documents import JobDocument, JobStatus
-from app.schemas.requests import PlanRequest, RingSpec, one_or_many, readable_loc
+from app.schemas.requests import (
+    PlanRequest,
+    RingSpec,
+    one_or_many,
+    readable_loc,
+    storable_text,
+)
 from models.algorithms.base import Collective, ShapeMode
 from models.closed_forms import Unit
 
@@ -78,6 +84,12 @@ class SweepRequest(_SweepFields):  # type: ignore[misc,valid-type]
     the points are every combination, at most MAX_SWEEP_POINTS."""
 
     _points: list[PlanRequest] = PrivateAttr(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _storable(cls, data: object) -> object:
+        storable_text(data)
+        return data
 
     @model_validator(mode="after")
     def _grid(self) -> SweepRequest:

@@ -59,3 +59,34 @@ def test_an_algorithm_beyond_a_solver_limit_is_skipped_not_the_plan() -> None:
     assert result["recommendation"][0]["algorithm"] is not None
     alone = client.post("/api/v1/plans", json=plan | {"algorithms": ["tra2"]})
     assert alone.status_code == 413 and "scheduler's limit" in alone.json()["message"]
+
+
+@pytest.mark.parametrize(
+    ("path", "extra"),
+    [
+        ("/api/v1/plans", '"shape": {"\\ud800": "paper"}'),
+        ("/api/v1/plans", '"parameters": {"\\ud800": {"x": 1}}'),
+        ("/api/v1/plans", '"algorithms": ["ring\\u0000"]'),
+        ("/api/v1/sweeps", '"shape": {"\\ud800": "paper"}'),
+        ("/api/v1/sweeps", '"parameters": {"ring": {"\\udfff": 1}}'),
+    ],
+)
+def test_text_no_store_can_keep_is_a_422(path: str, extra: str) -> None:
+    """Item 4: a lone surrogate (not UTF-8) or a NUL anywhere, keys too, is refused with a
+    422 that names where (it used to be a 500 on SQLite and PostgreSQL)."""
+    body = ('{"ring": {"nodes": 8, "wavelengths_per_fiber": 2}, "collective": "allgather", '
+            '"message_sizes_bytes": [4096], ' + extra + "}")  # fmt: skip
+    if path.endswith("sweeps"):
+        body = ('{"collective": "allgather", "nodes": 8, "message_sizes_bytes": [4096], '
+                + extra + "}")  # fmt: skip
+    r = client.post(path, content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert "not storable text" in r.json()["message"]
+
+
+@pytest.mark.parametrize("name", ["a%00b", "x%01y"])
+def test_a_control_character_in_a_report_path_is_a_422(name: str) -> None:
+    """Item 4: the path segment is checked before any store is asked (PostgreSQL answered
+    503 for a NUL)."""
+    r = client.get(f"/api/v1/reproductions/00000000-0000-0000-0000-000000000000/files/{name}")
+    assert r.status_code == 422 and r.json()["code"] == "invalid_input"

@@ -28,6 +28,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 COLLECTIVES = ("allgather", "alltoall", "allreduce")
+DFS = True
 
 # An "assignment" says, for every receiver v, which senders send it a lightpath in a slot:
 # a tuple over receivers of sorted tuples of senders (a sender appears twice when it reaches v
@@ -693,6 +694,38 @@ def _done_by(model: _Model, start: tuple[object, ...], deadline: int) -> bool:
     return any(_finishes_in_one_slot(model, s) for s in layer)
 
 
+def _done_by_dfs(model: _Model, start: tuple[object, ...], deadline: int) -> bool:
+    """Whether some schedule makes `start` done within `deadline` (>= 1) slots, depth first."""
+    most = model.slots.most
+    failed: dict[tuple[object, ...], int] = {}  # state -> most slots left known not to suffice
+
+    def search(state: tuple[object, ...], left: int) -> bool:
+        if _finishes_in_one_slot(model, state):
+            return True
+        if left == 1 or failed.get(state, 0) >= left:
+            return False
+        need = model.potential(state) - most * (left - 1)
+        found: set[tuple[object, ...]] = set()
+        seen_raw: set[tuple[object, ...]] = set()
+        for succ in _successors(model, state, need):
+            if succ in seen_raw:
+                continue
+            seen_raw.add(succ)
+            c = model.canonical(succ)
+            if c != state and model.bound(c) <= left - 1:
+                found.add(c)
+        width = getattr(model, "n_bits", 0)
+        children = _drop_dominated(found, width) if model.dominance else list(found)
+        children.sort(key=model.potential)
+        for c in children:
+            if search(c, left - 1):
+                return True
+        failed[state] = left
+        return False
+
+    return search(start, deadline)
+
+
 def _deadline_search(model: _Model, max_slots: int) -> int | None:
     """The least deadline D <= max_slots with _done_by(D), trying D = bound, bound + 1, ..."""
     start = model.canonical(model.initial())
@@ -702,7 +735,7 @@ def _deadline_search(model: _Model, max_slots: int) -> int | None:
     if first > max_slots:
         return None
     for deadline in range(int(first), max_slots + 1):
-        if _done_by(model, start, deadline):
+        if (_done_by_dfs if DFS else _done_by)(model, start, deadline):
             return deadline
     return None
 
@@ -1032,8 +1065,6 @@ def naive_min_slots(
     carried piece (and operation), no symmetry, dominance or other pruning. Only for N <= 3
     (and tiny pieces); it enumerates all lightpath sets explicitly."""
     _check_args(collective, nodes, channels, pieces, hop_limit, max_tx, max_rx, max_slots)
-    if nodes > 3:
-        raise ValueError("naive_min_slots is only meant for nodes <= 3")
     q = pieces
     slots = _all_lightpath_sets(nodes, channels, hop_limit, max_tx, max_rx)
     full_nodes = (1 << nodes) - 1

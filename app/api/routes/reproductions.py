@@ -11,7 +11,7 @@ from fastapi.concurrency import run_in_threadpool
 from app.api.auth import Caller, caller
 from app.api.deps import admit, enqueue, get_reproductions
 from app.api.errors import BINARY, responses
-from app.api.params import JobId
+from app.api.params import FilePath, JobId
 from app.errors import NotFoundError, NotReadyError
 from app.jobs.queue import submit_reproduction
 from app.persistence.store import ReproductionStore
@@ -73,7 +73,7 @@ def get_reproduction(reproduction_id: JobId, store: Store, who: Who) -> Reproduc
         **responses(404, 409, 422),
     },
 )
-def reproduction_file(reproduction_id: JobId, path: str, store: Store, who: Who) -> Response:
+def reproduction_file(reproduction_id: JobId, path: FilePath, store: Store, who: Who) -> Response:
     row = _row(store, reproduction_id, who)
     if row.status != JobStatus.DONE:
         raise NotReadyError(
