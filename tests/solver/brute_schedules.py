@@ -925,9 +925,37 @@ class _AlltoallSearch:
         if first > max_slots:
             return None
         for deadline in range(int(first), max_slots + 1):
-            if self._done_by(start, deadline):
+            if (self._done_by_dfs if DFS else self._done_by)(start, deadline):
                 return deadline
         return None
+
+    def _done_by_dfs(self, start: tuple[tuple[int, ...], ...], deadline: int) -> bool:
+        failed: dict[tuple[tuple[int, ...], ...], int] = {}
+
+        def search(state: tuple[tuple[int, ...], ...], left: int) -> bool:
+            if failed.get(state, -1) >= left:
+                return False
+            need = self.demand(state) - self.capacity * (left - 1)
+            found: set[tuple[tuple[int, ...], ...]] = set()
+            seen_raw: set[tuple[tuple[int, ...], ...]] = set()
+            for succ in self.successors(state, need):
+                if succ in seen_raw:
+                    continue
+                seen_raw.add(succ)
+                if self.bound(succ) > left - 1:
+                    continue
+                if left == 1:
+                    return True  # bound 0: succ is done
+                c = self.canonical(succ)
+                if c != state:
+                    found.add(c)
+            for c in sorted(found, key=self.demand):
+                if search(c, left - 1):
+                    return True
+            failed[state] = left
+            return False
+
+        return search(start, deadline)
 
     def _done_by(self, start: tuple[tuple[int, ...], ...], deadline: int) -> bool:
         layer = {start}
