@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from models.achievable import achievable_bound
+from models.algorithms.alltoall import TunableRadixAllToAll
 from models.algorithms.catalog import get_algorithm
 from models.dataflow import simulate
 from models.errors import LimitExceededError
@@ -155,3 +156,19 @@ def test_ring_allreduce_is_never_faster_than_the_optimum_with_as_many_pieces() -
 def test_beyond_the_size_limit_it_refuses_with_what_to_change() -> None:
     with pytest.raises(LimitExceededError, match="fewer nodes, channels or pieces"):
         solve_exact_schedule("alltoall", Ring(64, 1, 64), 1)
+
+
+@pytest.mark.parametrize(("nodes", "wavelengths", "hop_limit"), [(5, 1, 1), (6, 1, 2), (6, 2, 1)])
+def test_relayed_tra_is_never_faster_than_the_optimum_within_the_same_hop_limit(
+    nodes: int, wavelengths: int, hop_limit: int
+) -> None:
+    """Relayed TRA moves one block per lightpath within the hop limit: one of the exact
+    model's schedules with 1 piece and that limit."""
+    ring = Ring(nodes, 1, wavelengths)
+    exact = solve_exact_schedule("alltoall", ring, 1, hop_limit, time_limit_s=60)
+    assert exact.optimal
+    tra = TunableRadixAllToAll(hop_limit, enforced=True)
+    for radix in range(2, nodes + 1):
+        params = tra.resolve(ring, {"radix": radix})
+        plan = plan_algorithm(tra, ring, params, [2**20], HW, SolveOptions(max_hops=hop_limit))
+        assert exact.slot_count <= plan.true_steps, radix
