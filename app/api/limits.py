@@ -1,9 +1,9 @@
 """HTTP hygiene as ASGI middleware.
 
-`BodyLimits`: request bodies within bounds, before FastAPI reads and parses any body: at most
-RWAOPT_MAX_BODY_BYTES (413), and each chunk within RWAOPT_BODY_TIMEOUT_S of the previous one
-(408), so a huge or trickling body cannot hold memory or a connection; both answers in the
-error format. `Cors`: CORS for RWAOPT_CORS_ORIGINS, off by default."""
+`BodyLimits`: request bodies within bounds, read whole before FastAPI sees them: at most
+RWAOPT_MAX_BODY_BYTES (413, declared or chunked), and each chunk within RWAOPT_BODY_TIMEOUT_S of
+the previous one (408), so a huge or trickling body cannot hold memory or a connection; both
+answers in the error format. `Cors`: CORS for RWAOPT_CORS_ORIGINS, off by default."""
 
 from __future__ import annotations
 
@@ -31,39 +31,33 @@ class BodyLimits:
         if declared is not None and declared.isdigit() and int(declared) > limit:
             await _refuse(send, 413, "too_large", _too_large(limit))
             return
+        # The whole body is read here, within its limits, before the app sees it: FastAPI
+        # turns any error raised while it reads a body into a 400, so a chunked body over the
+        # limit or a trickle must be answered before (issue: shared use, item 7).
+        chunks: list[bytes] = []
         seen = 0
-        started = False
-
-        async def sending(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        async def limited() -> Message:
-            nonlocal seen
+        while True:
             try:
                 message = await asyncio.wait_for(receive(), timeout)
             except TimeoutError:
-                raise _BodyError(408, "body_timeout", f"no body data for {timeout:g} s") from None
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > limit:
-                    raise _BodyError(413, "too_large", _too_large(limit))
-            return message
+                await _refuse(send, 408, "body_timeout", f"no body data for {timeout:g} s")
+                return
+            if message["type"] != "http.request":  # the client left: let the app see it
+                replay: list[Message] = [message]
+                break
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                await _refuse(send, 413, "too_large", _too_large(limit))
+                return
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                replay = [{"type": "http.request", "body": b"".join(chunks), "more_body": False}]
+                break
 
-        try:
-            await self.app(scope, limited, sending)
-        except _BodyError as error:
-            if started:  # too late for an answer: the connection is dropped
-                raise
-            await _refuse(send, error.status, error.code, error.message)
+        async def buffered() -> Message:
+            return replay.pop(0) if replay else await receive()
 
-
-class _BodyError(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
+        await self.app(scope, buffered, send)
 
 
 def _too_large(limit: int) -> str:

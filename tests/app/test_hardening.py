@@ -194,6 +194,61 @@ def test_body_size_is_capped_before_it_is_read(
     assert client.post("/api/v1/rwa", json={"nodes": 8, "demands": [[0, 1, 1]]}).status_code == 200
 
 
+def test_a_chunked_body_over_the_limit_is_413(
+    env_client: tuple[TestClient, pytest.MonkeyPatch],
+) -> None:
+    """Shared use, item 7: without a Content-Length (chunked) the cap still answers 413
+    too_large, not FastAPI's 400 for a body it failed to read."""
+    client, mp = env_client
+    _set(mp, max_body_bytes="4096")
+    big = json.dumps({"nodes": 8, "demands": [[0, 1, 1]] * 2000}).encode()
+    parts = iter([big[i : i + 1000] for i in range(0, len(big), 1000)])
+    r = client.post("/api/v1/rwa", content=parts, headers={"content-type": "application/json"})
+    assert r.status_code == 413 and r.json()["code"] == "too_large"
+    small = json.dumps({"nodes": 8, "demands": [[0, 1, 1]]}).encode()
+    r = client.post("/api/v1/rwa", content=iter([small[:10], small[10:]]),
+                    headers={"content-type": "application/json"})  # fmt: skip
+    assert r.status_code == 200, r.text
+
+
+def test_a_trickling_body_is_408_through_the_real_app() -> None:
+    """Shared use, item 7: the service itself (not a stand-in app) answers a body that stops
+    arriving with 408 body_timeout within the timeout."""
+    from app.api.limits import BodyLimits
+    from app.main import app as service
+
+    sent: list[dict] = []
+
+    async def receive():  # type: ignore[no-untyped-def]
+        if not sent:
+            sent.append({})
+            return {"type": "http.request", "body": b'{"nodes": 8', "more_body": True}
+        await asyncio.sleep(10)
+        return {"type": "http.disconnect"}
+
+    answers: list[dict] = []
+
+    async def send(message):  # type: ignore[no-untyped-def]
+        answers.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/api/v1/rwa", "raw_path": b"/api/v1/rwa",
+             "query_string": b"", "headers": [(b"content-type", b"application/json")],
+             "http_version": "1.1", "scheme": "http", "server": ("127.0.0.1", 80),
+             "client": ("127.0.0.1", 1), "root_path": ""}  # fmt: skip
+    os.environ["RWAOPT_BODY_TIMEOUT_S"] = "0.2"
+    get_settings.cache_clear()
+    try:
+        started = time.monotonic()
+        # the middleware is the outermost of the ones that read bodies: wrap the whole app
+        asyncio.run(BodyLimits(service)(scope, receive, send))
+        assert time.monotonic() - started < 2
+    finally:
+        del os.environ["RWAOPT_BODY_TIMEOUT_S"]
+        get_settings.cache_clear()
+    assert answers[0]["status"] == 408
+    assert json.loads(answers[1]["body"])["code"] == "body_timeout"
+
+
 def test_a_trickling_body_times_out() -> None:
     """The middleware alone, with a client that sends half a body and then nothing."""
     from app.api.limits import BodyLimits

@@ -28,7 +28,6 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 COLLECTIVES = ("allgather", "alltoall", "allreduce")
-DFS = True
 
 # An "assignment" says, for every receiver v, which senders send it a lightpath in a slot:
 # a tuple over receivers of sorted tuples of senders (a sender appears twice when it reaches v
@@ -658,49 +657,19 @@ def _combine(
 def _done_by(model: _Model, start: tuple[object, ...], deadline: int) -> bool:
     """Whether some schedule makes `start` done within `deadline` (>= 1) slots.
 
-    Breadth-first, slot by slot. A state reached after t slots is kept only when
-    t + bound(state) <= deadline (the bound is admissible, so no state of a schedule done by
-    the deadline is dropped), and only once (a state first reached earlier was expanded with
-    at least as much time left); for allgather also dominated states are dropped. Whether the
-    last layer can be completed in one slot is checked receiver by receiver, without building
-    the layer after it.
+    Exhaustive depth-first search over the slots, with these safe cuts: a successor after
+    which t slots are left is dropped when its admissible bound exceeds t (or, the same idea,
+    when its potential cannot be brought to 0 in t slots); a successor equal to its parent is
+    skipped (a slot that changes nothing can be removed from any schedule); for allgather a
+    successor contained in a sibling is dropped (see _Allgather); and a state already shown to
+    fail with at least as many slots left is not searched again (memo of proven failures).
     """
-    layer = [start]
-    visited = {start}
-    width = getattr(model, "n_bits", 0)
-    for depth in range(deadline - 1):
-        left = deadline - depth - 1  # slots left after this one, >= 1
-        need = 0
-        new: set[tuple[object, ...]] = set()
-        seen_raw: set[tuple[object, ...]] = set()
-        for state in layer:
-            need = model.potential(state) - model.slots.most * left
-            for succ in _successors(model, state, need):
-                if succ in seen_raw:
-                    continue
-                seen_raw.add(succ)
-                c = model.canonical(succ)
-                if c in visited or c in new or model.bound(c) > left:
-                    continue
-                if left == 1 and _finishes_in_one_slot(model, c):
-                    return True
-                new.add(c)
-        layer = _drop_dominated(new, width) if model.dominance else list(new)
-        if not layer:
-            return False
-        visited.update(layer)
-        if left == 1:
-            return False  # none of the last layer finishes in one slot (checked above)
-    return any(_finishes_in_one_slot(model, s) for s in layer)
-
-
-def _done_by_dfs(model: _Model, start: tuple[object, ...], deadline: int) -> bool:
-    """Whether some schedule makes `start` done within `deadline` (>= 1) slots, depth first."""
     most = model.slots.most
+    width = getattr(model, "n_bits", 0)
     failed: dict[tuple[object, ...], int] = {}  # state -> most slots left known not to suffice
 
     def search(state: tuple[object, ...], left: int) -> bool:
-        if _finishes_in_one_slot(model, state):
+        if _finishes_in_one_slot(model, state):  # also true when the state is done
             return True
         if left == 1 or failed.get(state, 0) >= left:
             return False
@@ -714,9 +683,8 @@ def _done_by_dfs(model: _Model, start: tuple[object, ...], deadline: int) -> boo
             c = model.canonical(succ)
             if c != state and model.bound(c) <= left - 1:
                 found.add(c)
-        width = getattr(model, "n_bits", 0)
         children = _drop_dominated(found, width) if model.dominance else list(found)
-        children.sort(key=model.potential)
+        children.sort(key=model.potential)  # most progress first (only speeds up success)
         for c in children:
             if search(c, left - 1):
                 return True
@@ -735,7 +703,7 @@ def _deadline_search(model: _Model, max_slots: int) -> int | None:
     if first > max_slots:
         return None
     for deadline in range(int(first), max_slots + 1):
-        if (_done_by_dfs if DFS else _done_by)(model, start, deadline):
+        if _done_by(model, start, deadline):
             return deadline
     return None
 
@@ -759,7 +727,8 @@ def _deadline_search(model: _Model, max_slots: int) -> int | None:
 # Admissible lower bounds on the remaining slots of a state (each is a true lower bound):
 # * link capacity: sum over pieces of the ring distance to their destination ("demand"); a
 #   lightpath of h hops lowers its piece's distance by at most h, and one slot has at most
-#   2 * C * N link-channels, so demand falls by at most 2CN per slot;
+#   2 * C * N link-channels, and at most `_Slots.most` lightpaths of at most min(H, N - 1) hops,
+#   so demand falls by at most min(2CN, most * min(H, N - 1)) per slot;
 # * lightpaths: every piece not yet at its destination needs its own lightpath, at most
 #   `_Slots.most` per slot; pieces for d not at d each need their own lightpath into d, at
 #   most `_Slots.rx_cap` per slot; pieces at u that are not for u each need their own
@@ -784,7 +753,10 @@ class _AlltoallSearch:
         self.slots = slots
         self.blocks = [(s, d) for s in range(nodes) for d in range(nodes) if s != d]
         index = {b: k for k, b in enumerate(self.blocks)}
-        self.capacity = 2 * channels * nodes
+        # most link-hops one slot can use: 2CN link-channels, and `most` lightpaths of at most
+        # min(H, N - 1) hops each
+        longest = nodes - 1 if hop_limit is None else min(hop_limit, nodes - 1)
+        self.capacity = min(2 * channels * nodes, slots.most * longest)
         self.dist = [[_ring_distance(nodes, x, d) for d in range(nodes)] for x in range(nodes)]
         # per symmetry: where block k goes, and the image of every sorted position tuple
         position_tuples = list(itertools.combinations_with_replacement(range(nodes), pieces))
@@ -925,15 +897,18 @@ class _AlltoallSearch:
         if first > max_slots:
             return None
         for deadline in range(int(first), max_slots + 1):
-            if (self._done_by_dfs if DFS else self._done_by)(start, deadline):
+            if self._done_by(start, deadline):
                 return deadline
         return None
 
-    def _done_by_dfs(self, start: tuple[tuple[int, ...], ...], deadline: int) -> bool:
+    def _done_by(self, start: tuple[tuple[int, ...], ...], deadline: int) -> bool:
+        """Like the module-level _done_by (same cuts, no dominance), for piece positions."""
         failed: dict[tuple[tuple[int, ...], ...], int] = {}
 
         def search(state: tuple[tuple[int, ...], ...], left: int) -> bool:
-            if failed.get(state, -1) >= left:
+            if self.demand(state) == 0:
+                return True
+            if failed.get(state, 0) >= left:
                 return False
             need = self.demand(state) - self.capacity * (left - 1)
             found: set[tuple[tuple[int, ...], ...]] = set()
@@ -956,32 +931,6 @@ class _AlltoallSearch:
             return False
 
         return search(start, deadline)
-
-    def _done_by(self, start: tuple[tuple[int, ...], ...], deadline: int) -> bool:
-        layer = {start}
-        visited = {start}
-        for depth in range(deadline):
-            left = deadline - depth - 1  # slots left after this one
-            new: set[tuple[tuple[int, ...], ...]] = set()
-            seen_raw: set[tuple[tuple[int, ...], ...]] = set()
-            for state in layer:
-                need = self.demand(state) - self.capacity * left
-                for succ in self.successors(state, need):
-                    if succ in seen_raw:
-                        continue
-                    seen_raw.add(succ)
-                    if self.bound(succ) > left:
-                        continue
-                    if left == 0:
-                        return True  # bound 0: succ is done
-                    c = self.canonical(succ)
-                    if c not in visited:
-                        visited.add(c)
-                        new.add(c)
-            layer = new
-            if not layer:
-                return False
-        return False
 
 
 def _check_args(
