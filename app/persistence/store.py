@@ -326,9 +326,12 @@ class ReproductionStore(JobStore[ReproductionRow]):
             row = self._visible(session, job_id, owner)
             return None if row is None else self._document(session, row)
 
-    def delete(self, job_id: str) -> bool:
-        """Remove a reproduction and its files (one whose job could not be queued)."""
+    def delete(self, job_id: str, owner: str | None = None) -> bool:
+        """Remove a reproduction and its files (cancelled, or one whose job could not be
+        queued); with `owner`, only if that key made it."""
         with self._sessions.begin() as session:
+            if owner is not None and self._visible(session, job_id, owner) is None:
+                return False
             session.execute(
                 delete(ReproductionFileRow).where(ReproductionFileRow.reproduction_id == job_id)
             )

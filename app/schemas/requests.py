@@ -423,15 +423,31 @@ ReproductionTarget = Literal[
 ]
 
 
+MAX_TARGETS = 32  # names in one request; each paper is reproduced once
+
+
 class ReproductionRequest(BaseModel):
     """What `POST /api/v1/reproductions` and `rwaopt reproduce` take."""
 
     model_config = ConfigDict(extra="forbid")
 
-    targets: list[ReproductionTarget] | Literal["all"] = Field(
-        default="all", description="papers to reproduce, or 'all'"
+    targets: (
+        Annotated[list[ReproductionTarget], Field(min_length=1, max_length=MAX_TARGETS)]
+        | Literal["all"]
+    ) = Field(
+        default="all",
+        description="papers to reproduce (each once: repeats are dropped), or 'all'",
     )
     quick: bool = Field(default=False, description="smaller grids (a few minutes)")
+
+    @field_validator("targets")
+    @classmethod
+    def _once_each(
+        cls, targets: list[ReproductionTarget] | Literal["all"]
+    ) -> list[ReproductionTarget] | Literal["all"]:
+        """A paper is reproduced once however often it is named (["tra"] * 200 ran 10
+        minutes): repeats are dropped, in order."""
+        return targets if targets == "all" else list(dict.fromkeys(targets))
 
     def chosen(self) -> list[ReproductionTarget]:
         return list(get_args(ReproductionTarget)) if self.targets == "all" else self.targets

@@ -90,3 +90,18 @@ def test_a_control_character_in_a_report_path_is_a_422(name: str) -> None:
     503 for a NUL)."""
     r = client.get(f"/api/v1/reproductions/00000000-0000-0000-0000-000000000000/files/{name}")
     assert r.status_code == 422 and r.json()["code"] == "invalid_input"
+
+
+def test_reproduction_targets_are_each_run_once_and_capped() -> None:
+    """Item 5: repeats are dropped (["tra"] * 200 ran for 10 minutes), a list beyond 32 names
+    is a 422, and a reproduction can be cancelled (DELETE), after which it is gone."""
+    r = client.post("/api/v1/reproductions", json={"targets": ["tra"] * 33, "quick": True})
+    assert r.status_code == 422 and "targets" in r.json()["message"]
+    r = client.post("/api/v1/reproductions", json={"targets": ["tra", "tra", "tra"],
+                                                   "quick": True})  # fmt: skip
+    assert r.status_code == 202, r.text
+    doc = r.json()
+    assert doc["request"]["targets"] == ["tra"]
+    assert client.delete(f"/api/v1/reproductions/{doc['id']}").status_code == 204
+    assert client.get(f"/api/v1/reproductions/{doc['id']}").status_code == 404
+    assert client.delete(f"/api/v1/reproductions/{doc['id']}").status_code == 404

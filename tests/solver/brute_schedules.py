@@ -1,7 +1,7 @@
 """Exhaustive reference: least number of slots of a collective on a tiny bidirectional WDM ring.
 
 Independent of the ``solver`` package (standard library only). Meant for N <= 4, one or two
-channels per direction and one or two pieces; it is a breadth-first search over states, so it
+channels per direction and one or two pieces; it searches the state space exhaustively, so it
 grows very fast beyond that.
 
 Semantics (see ``min_slots``):
@@ -16,9 +16,21 @@ Semantics (see ``min_slots``):
 * Each lightpath carries one piece the sender holds at the start of the slot; what arrives is
   usable from the next slot on.
 
-Two implementations live here: ``min_slots`` (with the provably safe prunings described in the
-comments) and ``naive_min_slots`` (no pruning at all, only for N <= 3), which the tests use to
-check the first.
+Method of ``min_slots``: for D = a lower bound, D + 1, ..., decide exhaustively whether some
+schedule is done within D slots (a depth-first search over slot-by-slot states, with a memo of
+proven failures); the first such D is the answer. That is the first depth at which a
+breadth-first search would reach a done state; a plain breadth-first search was tried first
+but its layers explode on deep instances (e.g. allgather N = 4, q = 2, max_tx = 1 needs 6
+slots and had 23k states after 2 slots), while the deadline makes the bounds below cut hard.
+Every cut is provably safe; each is justified where it is made:
+symmetry (rotations/reflections of the ring, renaming of piece indices), maximal slots only,
+admissible lower bounds on the slots still needed, dominance (allgather: holding more; allreduce:
+complete accumulators), no useless transfers, and for alltoall a reduction to one position per
+piece.
+
+``naive_min_slots`` is the same question answered with no cut at all (plain breadth-first
+search over every lightpath set and every carried piece/operation); it is only usable for
+N <= 3 (and N = 4 with one piece for allgather and allreduce) and the tests compare the two.
 """
 
 from __future__ import annotations
@@ -29,10 +41,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 COLLECTIVES = ("allgather", "alltoall", "allreduce")
 
-# An "assignment" says, for every receiver v, which senders send it a lightpath in a slot:
-# a tuple over receivers of sorted tuples of senders (a sender appears twice when it reaches v
-# on two lightpaths, e.g. one CW and one CCW). What a slot can do depends only on this: the
-# direction, channel and route of a lightpath play no role once the slot is conflict-free.
+# A slot seen per node: for every node, the sorted tuple of the other ends of its lightpaths
+# (senders into it, or receivers out of it; a node appears twice for two lightpaths, e.g. one
+# CW and one CCW). What a slot can do depends only on this: the direction, channel and route of
+# a lightpath play no role once the slot is conflict-free.
 Assignment = tuple[tuple[int, ...], ...]
 
 
@@ -266,7 +278,7 @@ def _ring_distance(nodes: int, a: int, b: int) -> int:
 
 
 # --------------------------------------------------------------------------------------------
-# allgather and allreduce: per-receiver transitions, deadline breadth-first search
+# allgather and allreduce: per-receiver transitions, search with a deadline
 # --------------------------------------------------------------------------------------------
 # A state is a tuple with one component per node. The transition of a slot is computed receiver
 # by receiver from the state at the START of the slot: what v ends up with depends only on its
@@ -337,7 +349,7 @@ class _Allgather(_Model):
     carried piece is still held by its sender, by induction over slots) and ends in a superset,
     and "done" only asks for pieces to be held. So sending a piece the receiver already holds is
     useless (same as not sending), only inclusion-maximal receiver options are needed, and a
-    state contained in another of the same BFS layer can be dropped.
+    successor contained in a sibling successor (same slots left) can be dropped.
 
     Lower bound (each part is a valid lower bound): missing pieces over all nodes / most
     lightpaths per slot (one piece per lightpath); missing pieces of one node / most lightpaths
@@ -381,7 +393,7 @@ class _Allgather(_Model):
         return after.bit_count() - before.bit_count()
 
     def potential(self, state: tuple[object, ...]) -> int:
-        return sum(self.n_bits - m.bit_count() for m in state)  # type: ignore[attr-defined]
+        return sum(self.n_bits - m.bit_count() for m in state if isinstance(m, int))
 
     def component_done(self, component: object) -> bool:
         return component == self.full
@@ -472,7 +484,7 @@ class _Allreduce(_Model):
         return sum(a == self.full and b != self.full for a, b in zip(after, before, strict=True))
 
     def potential(self, state: tuple[object, ...]) -> int:
-        return sum(a != self.full for comp in state for a in comp)  # type: ignore[attr-defined]
+        return sum(a != self.full for c in state if isinstance(c, tuple) for a in c)
 
     def bound(self, state: tuple[object, ...]) -> float:
         comps: list[tuple[int, ...]] = [c for c in state if isinstance(c, tuple)]
@@ -709,7 +721,7 @@ def _deadline_search(model: _Model, max_slots: int) -> int | None:
 
 
 # --------------------------------------------------------------------------------------------
-# alltoall: positions of pieces, deadline breadth-first search with admissible bounds
+# alltoall: positions of pieces, search with a deadline and admissible bounds
 # --------------------------------------------------------------------------------------------
 # Reduction to "one position per piece" (provably safe). Take any schedule finishing in T slots.
 # For a piece p of block (s, d), follow back the lightpath that first brought p to d, the one
@@ -734,8 +746,8 @@ def _deadline_search(model: _Model, max_slots: int) -> int | None:
 #   most `_Slots.rx_cap` per slot; pieces at u that are not for u each need their own
 #   lightpath out of u, at most `_Slots.tx_cap` per slot;
 # * hop limit H: a piece at distance k needs at least ceil(k / H) slots.
-# The search is the same deadline breadth-first search as above (see _done_by), with the
-# demand in the role of the potential.
+# The search is the same deadline search as above (see _done_by), with the demand in the role
+# of the potential (a successor must lower it enough to stay within capacity * slots left).
 
 
 class _AlltoallSearch:
@@ -970,8 +982,9 @@ def min_slots(
     starting as {v}; ADD needs disjoint sets, also pairwise among the ADDs a (v, j) receives in
     one slot; COPY needs a complete sender and excludes ADDs into that (v, j) in that slot).
 
-    Exact breadth-first search with the safe prunings documented in this module. Intended for
-    N <= 4, channels <= 2, pieces <= 2; larger instances may take very long.
+    Exact exhaustive search with the safe cuts documented in this module (see the module
+    docstring). Intended for N <= 4, channels <= 2, pieces <= 2 (all-reduce included; each of
+    those with C = 1 takes at most about a second); larger instances may take very long.
     """
     _check_args(collective, nodes, channels, pieces, hop_limit, max_tx, max_rx, max_slots)
     slots = _Slots(nodes, channels, hop_limit, max_tx, max_rx)
@@ -1038,9 +1051,10 @@ def naive_min_slots(
     max_rx: int | None = None,
     max_slots: int = 12,
 ) -> int | None:
-    """Same answer as ``min_slots`` by plain BFS: every conflict-free lightpath set, every
-    carried piece (and operation), no symmetry, dominance or other pruning. Only for N <= 3
-    (and tiny pieces); it enumerates all lightpath sets explicitly."""
+    """Same answer as ``min_slots`` by plain breadth-first search: every conflict-free lightpath
+    set, every carried piece (and operation), no symmetry, dominance, bound or other cut. Only
+    for tiny instances (N <= 3; N = 4 with one piece for allgather/allreduce); it enumerates
+    all lightpath sets and all states explicitly."""
     _check_args(collective, nodes, channels, pieces, hop_limit, max_tx, max_rx, max_slots)
     q = pieces
     slots = _all_lightpath_sets(nodes, channels, hop_limit, max_tx, max_rx)
@@ -1080,8 +1094,8 @@ def naive_min_slots(
                     yield tuple(new)
             else:
                 ops_per_lp = [[(j, op) for j in range(q) for op in ("ADD", "COPY")] for _ in slot]
-                for combo in itertools.product(*ops_per_lp):
-                    result = _apply_allreduce(st, slot, combo, nodes, q)
+                for ops in itertools.product(*ops_per_lp):
+                    result = _apply_allreduce(st, slot, ops, nodes, q)
                     if result is not None:
                         yield result
 

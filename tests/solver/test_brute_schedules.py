@@ -52,6 +52,10 @@ def test_allgather_four_nodes() -> None:
     # (u, 1) to both neighbours; slot 3: u-1 sends (u+2, 0) CW, u+1 sends (u+2, 1) CCW (both
     # hold them from slots 1 and 2). So 3.
     assert min_slots("allgather", 4, 1, 2) == 3
+    # q = 2, max_tx = 1: 4 nodes * 6 missing pieces = 24 deliveries, at most 4 lightpaths per
+    # slot (one per sender), so >= 6; the CW pipeline (slots 1-2 own pieces, 3-4 those of u-1,
+    # 5-6 those of u-2, all to u+1) reaches it.
+    assert min_slots("allgather", 4, 1, 2, max_tx=1) == 6
 
 
 def test_allgather_hop_limit_changes_the_answer() -> None:
@@ -95,6 +99,16 @@ def test_alltoall_four_nodes() -> None:
     assert min_slots("alltoall", 4, 1) == 2
     # q = 2: 32 link-hops at 8 per slot, so >= 4; the q = 1 schedule twice gives 4.
     assert min_slots("alltoall", 4, 1, 2) == 4
+
+
+def test_alltoall_four_nodes_all_limits() -> None:
+    # hop_limit = max_tx = max_rx = 1: at most 4 lightpaths (one per sender) of 1 hop per slot,
+    # so at most 4 link-hops per slot against 16 (q = 1): >= 4. Slot 1: u -> u+1 CW with
+    # (u, u+2); slot 2: u -> u+1 CW forwards (u-1, u+1); slot 3: u -> u+1 with (u, u+1);
+    # slot 4: u -> u-1 CCW with (u, u-1). So 4; and for q = 2, 32 link-hops: >= 8, and the
+    # q = 1 schedule twice gives 8.
+    assert min_slots("alltoall", 4, 1, 1, hop_limit=1, max_tx=1, max_rx=1) == 4
+    assert min_slots("alltoall", 4, 1, 2, hop_limit=1, max_tx=1, max_rx=1) == 8
 
 
 # ---------------------------------------------------------------------------------------------
@@ -185,6 +199,13 @@ _CROSS_CASES = [
         (None, None, 1),
         (None, 1, 1),
     )
+]
+
+
+_CROSS_CASES += [
+    (collective, 4, 1, hop_limit, max_tx, max_rx)
+    for collective in ("allgather", "allreduce")
+    for hop_limit, max_tx, max_rx in ((None, None, None), (1, None, None), (None, 1, 1))
 ]
 
 

@@ -13,7 +13,7 @@ from app.api.deps import admit, enqueue, get_reproductions
 from app.api.errors import BINARY, responses
 from app.api.params import FilePath, JobId
 from app.errors import NotFoundError, NotReadyError
-from app.jobs.queue import submit_reproduction
+from app.jobs.queue import stop, submit_reproduction
 from app.persistence.store import ReproductionStore
 from app.schemas.documents import JobStatus, ReproductionDocument
 from app.schemas.requests import ReproductionRequest
@@ -46,6 +46,17 @@ async def create_reproduction(
     await enqueue(row.id, submit_reproduction, store.delete)
     response.headers["Location"] = f"/api/v1/reproductions/{row.id}"
     return row
+
+
+@router.delete("/{reproduction_id}", status_code=204, responses=responses(404, 422))
+def delete_reproduction(reproduction_id: JobId, store: Store, who: Who) -> Response:
+    """Cancel a queued or running reproduction, or delete a finished one with its files. A
+    queued job is skipped, an RQ work horse is stopped; an inline run's report is discarded
+    when it ends (it is no longer stored)."""
+    if not store.delete(reproduction_id, who.owner):
+        raise NotFoundError(f"no reproduction {reproduction_id!r}")
+    stop([reproduction_id])
+    return Response(status_code=204)
 
 
 def _row(store: ReproductionStore, reproduction_id: str, who: Caller) -> ReproductionDocument:
