@@ -133,7 +133,7 @@ def test_allreduce_three_nodes() -> None:
     assert min_slots("allreduce", 3, 1, max_rx=1) == 2
     # max_tx = max_rx = 1: after slot 1 no accumulator is complete (size <= 2), so a 2-slot
     # schedule needs in slot 2 a derangement f (each node one sender, each sender one receiver)
-    # with |A[v]| + |A[f(v)]| = 3 along a 3-cycle, impossible (sizes would be 3/2). 3 slots:
+    # with |A[v]| + |A[f(v)]| = 3 along a 3-cycle, impossible (every size would be 3/2). 3 slots:
     # slot 1 0 <-> 1 ADD; slot 2 2 -> 0 ADD {2}, 0 -> 2 ADD {0,1}; slot 3 0 COPY -> 1.
     assert min_slots("allreduce", 3, 1, max_tx=1, max_rx=1) == 3
 
@@ -153,12 +153,12 @@ def test_allreduce_four_nodes() -> None:
     # also with max_rx = 1).
     assert min_slots("allreduce", 4, 1) == 2
     assert min_slots("allreduce", 4, 1, max_rx=1) == 2
-    # q = 2, also 2 (>= 2 as for q = 1), all 1-hop. Slot 1: v gets piece 0 from its CCW side
-    # neighbour... concretely A after slot 1 (piece 0 / piece 1): node 0 {0,3}/{0,1},
-    # node 1 {1,2}/{0,1}, node 2 {1,2}/{2,3}, node 3 {0,3}/{2,3}; i.e. 3->0, 2->1, 1->2, 0->3
-    # ADD piece 0 and 1->0, 0->1, 3->2, 2->3 ADD piece 1 (one CW and one CCW into each node).
-    # Slot 2: 1->0 piece 0 and 3->0 piece 1; 0->1 piece 0 and 2->1 piece 1; 3->2 piece 0 and
-    # 1->2 piece 1; 2->3 piece 0 and 0->3 piece 1, each a disjoint complement.
+    # q = 2, also 2 (>= 2 as for q = 1), all 1-hop. Slot 1: 3->0, 2->1, 1->2, 0->3 ADD piece 0
+    # and 1->0, 0->1, 3->2, 2->3 ADD piece 1 (one CW and one CCW lightpath into each node),
+    # giving (piece 0 / piece 1) node 0 {0,3}/{0,1}, node 1 {1,2}/{0,1}, node 2 {1,2}/{2,3},
+    # node 3 {0,3}/{2,3}. Slot 2: 1->0 piece 0 and 3->0 piece 1; 0->1 piece 0 and 2->1 piece 1;
+    # 3->2 piece 0 and 1->2 piece 1; 2->3 piece 0 and 0->3 piece 1: each ADD brings exactly the
+    # missing complement, so every accumulator is complete.
     assert min_slots("allreduce", 4, 1, 2) == 2
 
 
