@@ -485,14 +485,24 @@ def serve_command(
     solves (their plans are re-queued at the next start) and exits within about 10 s."""
     import uvicorn
 
+    from app.jobs.pool import shutting_down
+
+    class Server(uvicorn.Server):
+        """Tells waiting calls first, so they answer in the error format (503)."""
+
+        def handle_exit(self, sig: int, frame: object) -> None:
+            shutting_down.set()
+            super().handle_exit(sig, frame)  # type: ignore[arg-type]
+
     settings = _run(lambda: _serving(host))
-    uvicorn.run(
+    config = uvicorn.Config(
         "app.main:app",
         host=host or settings.host,
         port=port or settings.port,
         timeout_graceful_shutdown=5,  # then open requests are cancelled and solves ended
         timeout_keep_alive=5,
     )
+    Server(config).run()
 
 
 def _serving(host: str | None) -> Settings:

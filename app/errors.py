@@ -95,6 +95,12 @@ class SolverBusyError(UnavailableError):
     code = "busy"
 
 
+class ShuttingDownError(UnavailableError):
+    """The server received SIGTERM while the call waited for its solve."""
+
+    code = "shutting_down"
+
+
 class JobCancelledError(ServiceError):
     """The job was cancelled (a sweep's DELETE) while it ran."""
 

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from app.errors import ErrorBody, error_body, from_body
+from app.errors import ErrorBody, ShuttingDownError, error_body, from_body
 from app.jobs.executors import SharedExecutor
 from app.jobs.processes import SolverPool
 from app.persistence.store import Reproduction
@@ -142,6 +142,12 @@ async def rwa_async(
     return await _in_pool(target, disconnected, wait_s, _rwa, data, settings)
 
 
+# Set when the server is told to stop (SIGTERM, `rwaopt serve`): calls waiting for a solve
+# (`wait=true`) end it and answer 503 shutting_down in the error format at once, instead of
+# being cut off by the server's graceful-shutdown timeout with a plain-text 500.
+shutting_down = threading.Event()
+
+
 async def _in_pool(
     target: SolverPool,
     disconnected: Disconnected | None,
@@ -162,6 +168,13 @@ async def _in_pool(
                 break
             if disconnected is not None and await disconnected():
                 stop.set()
+            if shutting_down.is_set():
+                stop.set()
+                raise ShuttingDownError(
+                    "the server is shutting down; a plan stays stored and runs again at the "
+                    "next start (post it with wait=false and poll), a stage solve is lost: "
+                    "send it again"
+                )
     except asyncio.CancelledError:
         stop.set()
         raise

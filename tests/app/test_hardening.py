@@ -401,6 +401,38 @@ def test_sigterm_ends_running_solves_and_exits_within_10_s(tmp_path: Path) -> No
     assert store.requeue_unfinished() == [plan_id]
 
 
+def test_a_waiting_client_at_sigterm_gets_the_error_format(tmp_path: Path) -> None:
+    """Shared use, item 6: a `wait=true` plan open when the server gets SIGTERM is answered
+    503 shutting_down in the error format at once (it was a plain-text 500 after 15 s)."""
+    import threading
+
+    server = Server(f"sqlite:///{tmp_path / 'w.db'}", tmp_path / "uvicorn.log").start()
+    assert server.process is not None
+    long_plan = {
+        "ring": {"nodes": 2047, "wavelengths_per_fiber": 64},  # odd: minutes of solving
+        "collective": "allgather",
+        "algorithms": ["osm"],
+        "message_sizes_bytes": [1048576],
+        "shape": "paper",
+    }
+    answer: list[tuple[int, bytes, dict[str, str]]] = []
+    client = threading.Thread(
+        target=lambda: answer.append(server.request("POST", "/api/v1/plans?wait=true", long_plan))
+    )
+    client.start()
+    time.sleep(3.0)  # the solve is under way
+    started = time.monotonic()
+    server.process.send_signal(signal.SIGTERM)
+    client.join(timeout=15)
+    server.process.wait(timeout=15)
+    server.process = None
+    assert answer, "the waiting client got no answer"
+    status, body, headers = answer[0]
+    assert time.monotonic() - started < 5
+    assert status == 503 and headers.get("content-type", "").startswith("application/json")
+    assert json.loads(body)["code"] == "shutting_down"
+
+
 def test_a_plan_that_killed_the_server_twice_is_failed(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'c.db'}"
     store = PlanStore(url)
