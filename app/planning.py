@@ -231,6 +231,8 @@ class PlanRun:
 
     planned: list[PlannedAlgorithm]
     skipped: tuple[tuple[str, str], ...]
+    achievable: tuple[AchievableBound, ...] = ()  # per size: the plan's bound (SPEC 12)
+    achievable_without_optics: tuple[AchievableBound, ...] = ()  # without the optics' limit
 
 
 def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> PlanRun:
@@ -292,7 +294,7 @@ def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> PlanRun:
                 bounds if optics.feasible else free_bounds,
             )
         )
-    return PlanRun(out, tuple(skipped))
+    return PlanRun(out, tuple(skipped), bounds, free_bounds)
 
 
 def _solve(

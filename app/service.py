@@ -85,19 +85,19 @@ def plan_result(spec: PlanSpec, run: PlanRun) -> PlanResult:
         algorithms=[AlgorithmResult.of(p) for p in planned],
         skipped=[SkippedAlgorithm(algorithm=name, reason=why) for name, why in run.skipped],
         recommendation=recommendation(planned, electrical),
-        achievable=achievable(spec, planned),
+        achievable=achievable(run),
         electrical=None if electrical is None else ElectricalResult.of(electrical),
     )
 
 
-def achievable(spec: PlanSpec, planned: list[PlannedAlgorithm]) -> list[AchievableResult]:
+def achievable(run: PlanRun) -> list[AchievableResult]:
     """Per message size the bound on every schedule (SPEC 12), and the exact optimum when the
     plan ran `optimal` and its schedule is proven: every shape the search tried was solved to
     a proven least number of slots, and the RWA of every slot fits one slot."""
-    exact = next((p for p in planned if isinstance(p.algorithm, OptimalSchedule)), None)
+    exact = next((p for p in run.planned if isinstance(p.algorithm, OptimalSchedule)), None)
     out = []
     for i, (bound, free) in enumerate(
-        zip(spec.achievable(), spec.achievable(optics_limited=False), strict=True)
+        zip(run.achievable, run.achievable_without_optics, strict=True)
     ):
         entry = AchievableResult(
             message_bytes=bound.message_bytes,
