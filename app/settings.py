@@ -58,6 +58,32 @@ class Settings(BaseSettings):
             "is retried on another worker, s",
         ),
     ] = 15
+    database_connect_timeout_s: Annotated[
+        float,
+        Field(
+            ge=1,
+            le=600,
+            description="PostgreSQL: longest wait to open a connection, s (503 beyond)",
+        ),
+    ] = 5.0
+    database_statement_timeout_s: Annotated[
+        float,
+        Field(
+            gt=0,
+            le=3600,
+            description="longest wait for one answer of the database (a statement, a fetch, "
+            "a commit; SQLite: a lock), s; the call is then answered 503, also when the "
+            "database host still accepts connections but does not answer",
+        ),
+    ] = 10.0
+    database_pool_timeout_s: Annotated[
+        float,
+        Field(
+            gt=0,
+            le=600,
+            description="longest wait for a free pooled database connection, s (503 beyond)",
+        ),
+    ] = 10.0
     solver_processes: Annotated[
         int, Field(ge=1, le=64, description="solver processes of the API (plans and rwa)")
     ] = 2

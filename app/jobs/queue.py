@@ -10,6 +10,12 @@ Exactly once on RQ: the worker heartbeats every RWAOPT_WORKER_HEARTBEAT_S; a job
 RWAOPT_ABANDONED_AFTER_S passed without a heartbeat, and retried (RQ's `Retry`) on another
 worker, at most RWAOPT_JOB_ATTEMPTS runs in all; then the plan is failed with the reason. The
 plan's result is written once: only by the run that holds it `running` (`PlanStore.finish`).
+
+The database away: a job's reads and writes of its own row wait for the database to answer
+again (`_answered`, backing off up to RETRY_MAX_S), so a result computed while it was away is
+stored once it is back, and a run the database broke (a read mid-solve) is failed with that
+reason, never left `running`. Inline jobs stop waiting at shutdown (the plan is requeued at
+the next start).
 """
 
 from __future__ import annotations
@@ -22,7 +28,10 @@ from concurrent.futures import CancelledError, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from app.errors import (
+    DatabaseUnavailableError,
     JobCancelledError,
     UnavailableError,
     WorkerFailedError,
@@ -42,6 +51,33 @@ from models.errors import RwaoptError
 
 log = logging.getLogger("rwaopt.jobs")
 Doc = TypeVar("Doc", PlanDocument, ReproductionDocument)
+T = TypeVar("T")
+RETRY_FIRST_S, RETRY_MAX_S = 0.5, 30.0
+_stopping = threading.Event()  # set by shutdown(): inline jobs stop waiting for the database
+
+
+class JobInterruptedError(Exception):
+    """The process is stopping while a job waited for the database."""
+
+
+def _answered(call: Callable[[], T], job_id: str, what: str) -> T:
+    """`call()`, repeated while the database does not answer (backing off from RETRY_FIRST_S
+    to RETRY_MAX_S), until it does or the process stops."""
+    pause = RETRY_FIRST_S
+    while True:
+        try:
+            return call()
+        except SQLAlchemyError as error:
+            log.warning(
+                "job %s: %s: the database does not answer (%s); retrying in %.1f s",
+                job_id,
+                what,
+                type(error).__name__,
+                pause,
+            )
+        if _stopping.wait(pause):
+            raise JobInterruptedError(job_id)
+        pause = min(2 * pause, RETRY_MAX_S)
 
 
 def run_plan_job(
@@ -63,7 +99,11 @@ def run_plan_job(
         else:
             with stop_when_cancelled(url, plan_id) as stop:
                 done = plan_in_pool(spec, solver_processes, watch, stop)
-        return store.finish(plan_id, done.result, done.solutions, done.seconds)
+        return _answered(
+            lambda: store.finish(plan_id, done.result, done.solutions, done.seconds),
+            plan_id,
+            "storing the result",
+        )
 
     return _run_job(store, plan_id, store.get, solve)
 
@@ -77,11 +117,13 @@ def run_reproduction_job(
     def solve(row: ReproductionDocument) -> bool:
         if solver_processes is not None:
             done = reproduce_in_pool(row.request, solver_processes, store.url)
-            return store.finish(reproduction_id, done)
-        with tempfile.TemporaryDirectory(prefix="rwaopt-reproduction-") as out:
-            cache = get_settings().reproduction_cache
-            done = reproduce(row.request, Path(out), cache, store.url)
-            return store.finish(reproduction_id, done)
+        else:
+            with tempfile.TemporaryDirectory(prefix="rwaopt-reproduction-") as out:
+                cache = get_settings().reproduction_cache
+                done = reproduce(row.request, Path(out), cache, store.url)
+        return _answered(
+            lambda: store.finish(reproduction_id, done), reproduction_id, "storing the result"
+        )
 
     return _run_job(store, reproduction_id, store.get, solve)
 
@@ -93,24 +135,42 @@ def _run_job(
     solve: Callable[[Doc], bool],
 ) -> str:
     """queued -> running -> done or failed, written in one transaction each; a job that dies
-    stays queued/running, never half-written."""
-    row = load(job_id)
-    if row is None or not store.mark_running(job_id):
-        return "gone"
+    stays queued/running, never half-written. Its own row's reads and writes wait for the
+    database (`_answered`)."""
+
+    def fail(error: RwaoptError) -> str:
+        _answered(lambda: store.fail(job_id, error_body(error)), job_id, "storing the failure")
+        return "failed"
+
     try:
-        finished = solve(row)
-    except (CancelledError, PoolClosedError):  # shutting down: left to the next start
+        row = _answered(lambda: load(job_id), job_id, "reading the job")
+        if row is None or not _answered(
+            lambda: store.mark_running(job_id), job_id, "marking it running"
+        ):
+            return "gone"
+        try:
+            finished = solve(row)
+        except (CancelledError, PoolClosedError):  # shutting down: left to the next start
+            return "interrupted"
+        except JobCancelledError:  # a user cancelled it: it is stored as cancelled already
+            return "cancelled"
+        except RwaoptError as error:
+            return fail(error)
+        except SQLAlchemyError as error:  # a read of the run broke: say so once it is back
+            log.warning("job %s: the database stopped answering during the run: %s", job_id, error)
+            return fail(
+                DatabaseUnavailableError(
+                    "the database stopped answering while this job ran; post it again"
+                )
+            )
+        except JobInterruptedError:
+            raise
+        except Exception as error:  # a bug: keep the job readable and say what happened
+            log.exception("job %s failed", job_id)
+            return fail(internal(error))
+        return "done" if finished else "gone"
+    except JobInterruptedError:  # stopping while the database was away: the next start
         return "interrupted"
-    except JobCancelledError:  # a user cancelled it: it is stored as cancelled already
-        return "cancelled"
-    except RwaoptError as error:
-        store.fail(job_id, error_body(error))
-        return "failed"
-    except Exception as error:  # a bug: keep the job readable and say what happened
-        log.exception("job %s failed", job_id)
-        store.fail(job_id, error_body(internal(error)))
-        return "failed"
-    return "done" if finished else "gone"
 
 
 _threads = SharedExecutor(
@@ -120,8 +180,13 @@ _threads = SharedExecutor(
 
 def shutdown() -> None:
     """Stop inline jobs: queued ones are dropped (they stay queued in the database and are
-    resubmitted at the next start), running ones finish first."""
-    _threads.shutdown()
+    resubmitted at the next start), running ones finish first (one waiting for the database
+    stops waiting)."""
+    _stopping.set()
+    try:
+        _threads.shutdown()
+    finally:
+        _stopping.clear()  # every job has returned; the next start's jobs wait again
 
 
 def submit(plan_id: str, settings: Settings | None = None) -> None:

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from app.errors import JobCancelledError
 from app.persistence.store import PlanStore
 from app.schemas.documents import JobStatus
@@ -33,7 +35,10 @@ class CancelWatch:
         if now - self._checked < CHECK_EVERY_S:
             return
         self._checked = now
-        status = PlanStore(self.database_url).status(self.plan_id)
+        try:
+            status = PlanStore(self.database_url).status(self.plan_id)
+        except SQLAlchemyError:  # the database away for a moment: the solve goes on
+            return
         if status in (None, JobStatus.CANCELLED):
             raise JobCancelledError(f"plan {self.plan_id} was cancelled")
 

@@ -1,15 +1,26 @@
-"""Engines, sessions and migrations. One engine per database URL per process."""
+"""Engines, sessions and migrations. One engine per database URL per process.
+
+Every wait on the database is bounded (settings `database_*_timeout_s`): a database that
+stops answering, even one whose host still accepts TCP (a frozen server or proxy, where
+neither libpq's keepalives nor a server-side statement_timeout ever fire), fails the call
+with an OperationalError within the bound, which the API answers 503 `database_unavailable`.
+"""
 
 from __future__ import annotations
 
 import threading
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
+import psycopg
 from alembic import command
 from alembic.config import Config
+from psycopg.errors import _WaitTimeout
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.orm import Session, sessionmaker
+
+from app.settings import Settings, get_settings
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -35,10 +46,37 @@ def dispose_all() -> None:
     session_factory.cache_clear()
 
 
+class BoundedConnection(psycopg.Connection[Any]):
+    """A psycopg connection whose every round trip (statement, fetch, commit, rollback, the
+    pool's ping) gives up after `timeout_s`: the client-side deadline a frozen server needs.
+    The connection is then closed, so the pool discards it (SQLAlchemy sees it `closed`)."""
+
+    timeout_s: float = 10.0
+
+    def wait(self, gen: Any, interval: float = 0.1, timeout: float | None = None) -> Any:
+        try:
+            return super().wait(gen, interval, self.timeout_s if timeout is None else timeout)
+        except _WaitTimeout:
+            self.pgconn.finish()
+            raise psycopg.OperationalError(
+                f"the database did not answer within {self.timeout_s:g} s "
+                "(RWAOPT_DATABASE_STATEMENT_TIMEOUT_S)"
+            ) from None
+
+
 def _create(url: str) -> Engine:
-    """SQLite gets foreign keys on, WAL, and may be used from worker threads."""
+    """SQLite gets foreign keys on, WAL, a busy timeout, and may be used from worker threads.
+    PostgreSQL gets the connect, statement and pool bounds of the settings."""
+    settings = get_settings()
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        engine = create_engine(
+            url,
+            connect_args={
+                "check_same_thread": False,
+                "timeout": settings.database_statement_timeout_s,
+            },
+            pool_timeout=settings.database_pool_timeout_s,
+        )
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_connection, _record):  # type: ignore[no-untyped-def]
@@ -48,7 +86,34 @@ def _create(url: str) -> Engine:
             cursor.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    return _postgres(url, settings)
+
+
+def _postgres(url: str, settings: Settings) -> Engine:
+    statement_ms = round(settings.database_statement_timeout_s * 1000)
+    engine = create_engine(
+        url,
+        pool_pre_ping=True,  # its ping is bounded too (BoundedConnection.wait)
+        pool_timeout=settings.database_pool_timeout_s,
+        connect_args={
+            # psycopg enforces connect_timeout client-side over the whole handshake
+            "connect_timeout": max(1, round(settings.database_connect_timeout_s)),
+            # the server ends a statement that runs too long while it still answers
+            "options": f"-c statement_timeout={statement_ms}",
+        },
+    )
+    timeout_s = settings.database_statement_timeout_s
+
+    class Bounded(BoundedConnection):
+        pass
+
+    Bounded.timeout_s = timeout_s
+
+    @event.listens_for(engine, "do_connect")
+    def _connect(_dialect, _record, cargs, cparams):  # type: ignore[no-untyped-def]
+        return Bounded.connect(*cargs, **cparams)
+
+    return engine
 
 
 @lru_cache(maxsize=8)
