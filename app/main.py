@@ -30,6 +30,7 @@ from app.jobs.queue import redis_reachable
 from app.persistence.database import dispose_all, migrate, reachable
 from app.persistence.store import PlanStore, ReproductionStore
 from app.settings import get_settings
+from app.web import pages
 
 DESCRIPTION = """True step counts, times and optical feasibility of collective algorithms
 (OpTree, WRHT, Ring, RD, NE, BT, H-Ring, tunable-radix all-to-all) on bidirectional WDM rings.
@@ -129,6 +130,7 @@ api.include_router(plans.router)
 api.include_router(reproductions.router)
 api.include_router(sweeps.router)
 app.include_router(api)
+app.include_router(pages.router)  # the planner page: /, /plans/{id}, /sweeps/{id}, ...
 
 
 class Health(BaseModel):

@@ -1,0 +1,139 @@
+"""What the templates print: numbers with their units, and the verdicts the tables colour."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from app.presentation.text import size_text
+from app.schemas.results import AlgorithmResult, Feasibility
+from models.closed_forms import Unit
+
+
+def seconds_text(seconds: float | None) -> str:
+    """A duration in the unit that reads best: '77.2 us', '1.79 ms', '2.5 s'."""
+    if seconds is None or not math.isfinite(seconds):
+        return "-"
+    if seconds == 0:
+        return "0 s"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if abs(seconds) >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds * 1e9:.3g} ns"
+
+
+def percent_text(fraction: float | None) -> str:
+    return "-" if fraction is None else f"{fraction:.1%}"
+
+
+def number_text(value: float | None, digits: int = 4) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return f"{value:.{digits}g}"
+
+
+def bytes_text(message_bytes: float | None) -> str:
+    return "-" if message_bytes is None else size_text(message_bytes)
+
+
+def shape_text(plan: AlgorithmResult) -> str:
+    """'best branching=4x2': which shape the row is, with its parameters."""
+    values = ",".join(
+        f"{k}={'x'.join(map(str, v)) if isinstance(v, list) else v}"
+        for k, v in plan.parameters.items()
+        if k != "stages"
+    )
+    return f"{plan.shape} {values}".strip()
+
+
+def claim_text(value: float | None, unit: Unit | str | None) -> str:
+    """The paper's claim in its own unit: '3' (optical steps) or '2 rounds'."""
+    if value is None:
+        return "-"
+    return f"{value:g}" + ("" if unit in (None, Unit.STEPS, "steps") else f" {unit}")
+
+
+def verdict(plan: AlgorithmResult) -> str:
+    """The row's colour: infeasible optics, steps proven optimal, or a gap to the bound."""
+    if not plan.feasibility.feasible:
+        return "infeasible"
+    return "proven" if plan.steps_optimal else "gap"
+
+
+def row_verdict(feasible: bool | None, proven: bool | None) -> str:
+    """The same colour for a sweep's result row (no verdict for a row without a result)."""
+    if feasible is None:
+        return ""
+    if not feasible:
+        return "infeasible"
+    return "proven" if proven else "gap"
+
+
+def feasibility_text(f: Feasibility) -> str:
+    """'yes', or what fails first (as `rwaopt plan` prints it)."""
+    text = "yes"
+    if not f.feasible:
+        text = "no"
+        if f.blocking is not None:
+            st = f.stages[f.blocking.stage]
+            text = (
+                f"no: stage {st.index}: {st.failing}/{st.lightpaths} lightpaths fail "
+                f"({st.failing_power} power, {st.failing_ber} BER)"
+            )
+    if f.max_hops > f.closed_form.l_max_hops:
+        text += " (longest lightpath exceeds L_max)"
+    return text
+
+
+@dataclass(frozen=True)
+class FormField:
+    """One input of the form's "more" fold, read off a request model's field."""
+
+    name: str  # the JSON path, e.g. "optics.laser_power_dbm"
+    label: str
+    help: str
+    default: str
+    choices: tuple[str, ...]  # a select's options; empty: a number
+
+
+def form_fields(prefix: str, model: type[BaseModel]) -> list[FormField]:
+    """The model's fields as inputs: numbers, or a select for a `Literal` (e.g. snr_scale).
+    Blank means the service's default, so every default is shown, not sent."""
+    fields = []
+    for name, info in model.model_fields.items():
+        default: Any = info.get_default(call_default_factory=True)
+        choices = tuple(getattr(info.annotation, "__args__", ()))
+        choices = tuple(c for c in choices if isinstance(c, str))
+        fields.append(
+            FormField(
+                name=f"{prefix}.{name}" if prefix else name,
+                label=name.replace("_", " "),
+                help=(info.description or "").strip(),
+                default=_default_text(default),
+                choices=choices,
+            )
+        )
+    return fields
+
+
+def _default_text(default: Any) -> str:
+    if default is None:
+        return ""
+    return f"{default:g}" if isinstance(default, float) else str(default)
+
+
+FILTERS = {
+    "seconds": seconds_text,
+    "percent": percent_text,
+    "number": number_text,
+    "size": bytes_text,
+    "shape": shape_text,
+    "claim": claim_text,
+    "verdict": verdict,
+    "feasibility": feasibility_text,
+}
