@@ -22,14 +22,16 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import HTMLResponse
+from fastapi.routing import APIRoute
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from app import version
 from app.api.auth import Caller, caller
+from app.api.errors import ErrorResponse
 from app.api.params import JobId
-from app.errors import NotFoundError, error_body, http_status
+from app.errors import ErrorBody, NotFoundError, error_body, http_status
 from app.persistence.store import PlanStore, ReproductionStore, SweepStore
 from app.schemas.documents import ReproductionDocument
 from app.schemas.requests import HardwareSpec, OpticsSpec
@@ -301,3 +303,14 @@ def static(name: Literal["planner.js", "planner.css"]) -> Response:
     data = (resources.files("app.web") / "static" / name).read_bytes()
     media = mimetypes.guess_type(name)[0] or "application/octet-stream"
     return Response(data, media_type=media, headers={"Cache-Control": "no-cache"})
+
+
+def _method_not_allowed() -> Response:
+    """405 in the error format, with Allow (the app's handler reads Allow off the OpenAPI
+    document, which leaves these pages out)."""
+    body = ErrorBody(code="http_405", message="Method Not Allowed; this page answers GET")
+    return ErrorResponse(body.model_dump(), status_code=405, headers={"Allow": "GET"})
+
+
+for _path in [route.path for route in router.routes if isinstance(route, APIRoute)]:
+    router.add_api_route(_path, _method_not_allowed, methods=["POST", "PUT", "PATCH", "DELETE"])

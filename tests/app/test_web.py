@@ -1,0 +1,369 @@
+"""The planner page (app/web): the pages answer HTML from the same stores and owner checks as
+the API, load nothing from outside the service, keep a tenant's data out of the page itself
+when API keys are on; and, in headless Chromium against a real server, the form plans, the
+page follows the plan to its recommendation and table, a failed plan shows its error, the key
+travels in X-API-Key, and no request leaves 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from fastapi.testclient import TestClient
+from markupsafe import escape
+
+from app.persistence.store import Reproduction, ReproductionStore
+from app.schemas.requests import ReproductionRequest
+from app.schemas.results import AlgorithmResult
+from app.settings import get_settings
+from app.web.views import verdict
+from tests.app.server import Server
+
+CHROMIUM = Path("/usr/bin/chromium")
+STATIC = Path(__file__).parents[2] / "app" / "web" / "static"
+EIGHT = {
+    "ring": {"nodes": 8, "wavelengths_per_fiber": 4},
+    "collective": "allgather",
+    "message_sizes_bytes": [65536, 4194304],
+    "time_limit_s": 5,
+}
+# Fails while solving, in the job (not at the request): beyond the node-limited scheduler.
+FAILS = {
+    "ring": {"nodes": 12, "wavelengths_per_fiber": 1},
+    "collective": "alltoall",
+    "algorithms": ["tra2"],
+    "max_tx_per_node": 1,
+    "message_sizes_bytes": [4096],
+}
+KEY = "planner-page-key-0001"
+OTHER_KEY = "planner-page-key-0002"
+
+
+def _wait(client: TestClient, path: str, timeout_s: float = 60.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        doc: dict[str, Any] = client.get(path).json()
+        if doc["status"] in ("done", "failed", "cancelled"):
+            return doc
+        time.sleep(0.2)
+    raise AssertionError(f"{path} did not finish")
+
+
+def esc(text: str) -> str:
+    """As the templates escape text."""
+    return str(escape(text))
+
+
+def _outside(page: str) -> list[str]:
+    """What a page or static file would load from beyond this server: absolute URLs, and
+    src/href/url() references that are not paths of this server."""
+    found = re.findall(r"(?:https?:)?//[A-Za-z0-9][^\s\"'<>)]*", page)
+    for url in re.findall(r"(?:src|href)=\"([^\"]*)\"", page) + re.findall(r"url\(([^)]*)\)", page):
+        if not (url.startswith(("/", "#", "data:")) and not url.startswith("//")):
+            found.append(url)
+    found += re.findall(r"@import[^;]*", page)
+    return found
+
+
+# --- the pages, through the app --------------------------------------------------------------
+
+
+def test_plan_page_is_the_plan(client: TestClient) -> None:
+    r = client.get("/")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    assert 'id="plan-form"' in r.text and 'href="/docs"' in r.text
+    assert "default-src 'self'" in r.headers["content-security-policy"]
+    paths = client.get("/openapi.json").json()["paths"]
+    assert not [p for p in paths if not p.startswith(("/api/v1/", "/health", "/ready"))]
+    r = client.post("/")
+    assert (r.status_code, r.headers["allow"], r.json()["code"]) == (405, "GET", "http_405")
+    doc = client.post("/api/v1/plans", json=EIGHT).json()
+    r = client.get(f"/plans/{doc['id']}")
+    assert r.status_code == 200
+    page = r.text
+    result = doc["result"]
+    for advice in result["recommendation"]:
+        assert esc(advice["why"]) in page
+    rows = re.findall(r'<tr class="(\w+)" data-algorithm="(\w+)" data-verdict="\w+">', page)
+    assert [name for _, name in rows] == [a["algorithm"] for a in result["algorithms"]]
+    for (colour, _), entry in zip(rows, result["algorithms"], strict=True):
+        assert colour == verdict(AlgorithmResult.model_validate(entry))
+    for link in ("/assignment?format=csv", "/plots/time-vs-message.svg", "/plots/channel-usage"):
+        assert f"/api/v1/plans/{doc['id']}{link}" in page
+    assert f'href="/api/v1/plans/{doc["id"]}"' in page  # the JSON
+    assert client.get("/").text.count(f'href="/plans/{doc["id"]}"') == 1  # recent plans
+    part = client.get(f"/web/parts/plans/{doc['id']}")
+    assert part.status_code == 200 and esc(result["recommendation"][0]["why"]) in part.text
+
+
+def test_unknown_and_failed_jobs_show_the_error(client: TestClient) -> None:
+    for path in ("/plans/no-such-plan", "/sweeps/no-such-sweep", "/reproductions/nope"):
+        r = client.get(path)
+        assert r.status_code == 404 and r.headers["content-type"].startswith("text/html")
+        assert 'data-error-code="not_found"' in r.text
+    r = client.get("/plans/" + "x" * 100)  # not an id the stores make
+    assert r.status_code == 404 and 'data-error-code="not_found"' in r.text
+    r = client.get("/web/parts/plans/no-such-plan")  # the part answers as the API does
+    assert r.status_code == 404 and r.json()["code"] == "not_found"
+    queued = client.post("/api/v1/plans", json=FAILS, params={"wait": "false"}).json()
+    failed = _wait(client, f"/api/v1/plans/{queued['id']}")
+    assert failed["status"] == "failed"
+    page = client.get(f"/plans/{failed['id']}").text
+    assert esc(failed["error"]["message"]) in page
+    assert f'data-error-code="{failed["error"]["code"]}"' in page
+
+
+def test_sweep_and_reproduction_pages(client: TestClient, settings_env: str) -> None:
+    body = {"collective": "allgather", "nodes": [8, 16], "wavelengths_per_fiber": 4}
+    body |= {"message_sizes_bytes": [65536], "time_limit_s": 5, "algorithms": ["ring", "osm"]}
+    sweep = client.post("/api/v1/sweeps", json=body).json()
+    done = _wait(client, f"/api/v1/sweeps/{sweep['id']}")
+    assert done["status"] == "done"
+    page = client.get(f"/sweeps/{sweep['id']}").text
+    rows = client.get(f"/api/v1/sweeps/{sweep['id']}/results", params={"format": "json"}).json()
+    assert page.count('<tr class="') == len(rows) == 4
+    assert "/plots/steps-vs-nodes.svg" in page and "/results?format=csv" in page
+    assert '<progress id="points" max="2" value="2">' in page  # 2 points, 2 algorithms each
+
+    store = ReproductionStore(settings_env)
+    job = store.create(ReproductionRequest(targets=["tra"], quick=True))  # never submitted
+    page = client.get(f"/reproductions/{job.id}").text
+    assert 'data-status="queued"' in page and "<progress" in page
+    assert store.mark_running(job.id)
+    files = {"figures/k.svg": b"<svg xmlns='http://www.w3.org/2000/svg'/>", "report.md": b"#"}
+    assert store.finish(job.id, Reproduction(findings=[], files=files, seconds=1.0))
+    page = client.get(f"/reproductions/{job.id}").text
+    assert f'src="/api/v1/reproductions/{job.id}/files/figures/k.svg"' in page
+    assert f'href="/api/v1/reproductions/{job.id}/files/report.md"' in page
+    recent = client.get("/").text
+    assert f'href="/sweeps/{sweep["id"]}"' in recent and f'href="/reproductions/{job.id}"' in recent
+
+
+def test_nothing_comes_from_outside(client: TestClient) -> None:
+    doc = client.post("/api/v1/plans", json=EIGHT).json()
+    pages = ["/", f"/plans/{doc['id']}", "/plans/unknown", "/web/planner.js", "/web/planner.css"]
+    for path in pages:
+        r = client.get(path)
+        assert r.status_code in (200, 404), path
+        assert _outside(r.text) == [], path
+    for file in STATIC.iterdir():
+        assert _outside(file.read_text()) == [], file
+
+
+def test_with_keys_the_page_holds_no_tenant_data(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RWAOPT_API_KEYS", f"{KEY},{OTHER_KEY}")
+    get_settings.cache_clear()
+    mine = {"X-API-Key": KEY}
+    doc = client.post("/api/v1/plans", json=EIGHT, headers=mine).json()
+    why = esc(doc["result"]["recommendation"][0]["why"])
+    page = client.get(f"/plans/{doc['id']}")  # no key: the shell, nothing of the plan
+    assert page.status_code == 200 and 'id="key-form"' in page.text
+    assert why not in page.text and "data-algorithm" not in page.text
+    assert doc["id"] not in client.get("/").text
+    part = f"/web/parts/plans/{doc['id']}"
+    assert client.get(part).json()["code"] == "unauthorized"
+    assert client.get(part, headers={"X-API-Key": OTHER_KEY}).status_code == 404
+    r = client.get(part, headers=mine)
+    assert r.status_code == 200 and why in r.text
+    assert 'data-src="/api/v1/plans/' in r.text  # plots fetched with the key
+    recent = client.get("/web/parts/recent", headers={"X-API-Key": OTHER_KEY})
+    assert recent.status_code == 200 and doc["id"] not in recent.text
+
+
+# --- the page in headless Chromium against a real server -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    root = tmp_path_factory.mktemp("web")
+    s = Server(f"sqlite:///{root / 'rwaopt.db'}", root / "uvicorn.log").start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def keyed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    root = tmp_path_factory.mktemp("web-keys")
+    s = Server(f"sqlite:///{root / 'rwaopt.db'}", root / "uvicorn.log")
+    s.env = {"RWAOPT_API_KEYS": KEY}
+    s.start()
+    yield s
+    s.stop()
+
+
+class Browser:
+    """Chromium with every request it makes recorded (URL and headers)."""
+
+    def __init__(self, pw: Any) -> None:
+        assert CHROMIUM.exists(), "install Debian's chromium: apt-get install chromium"
+        self.browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"],
+        )  # fmt: skip
+        self.page = self.browser.new_page(viewport={"width": 1400, "height": 900})
+        self.requests: list[tuple[str, dict[str, str]]] = []
+        self.page.on("request", lambda r: self.requests.append((r.url, r.headers)))
+        self.page.set_default_timeout(20_000)
+
+    def only_to(self, server: Server) -> None:
+        """Every request went to this server (blob: URLs are the page's own)."""
+        assert self.requests
+        for url, _ in self.requests:
+            parts = urlsplit(url)
+            if parts.scheme in ("blob", "data"):
+                assert parts.scheme == "data" or url.startswith(f"blob:{server.base}/"), url
+            else:
+                assert (parts.scheme, parts.hostname, parts.port) == (
+                    "http",
+                    "127.0.0.1",
+                    server.port,
+                ), url
+
+
+def _until(page: Any, expression: str, timeout_s: float = 20.0) -> None:
+    """Wait for a JavaScript expression to be true (page.wait_for_function evaluates a string,
+    which the page's Content-Security-Policy forbids)."""
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"never true: {expression}"
+        time.sleep(0.1)
+
+
+def _plan_form(page: Any, nodes: int, wavelengths: int, sizes: str) -> None:
+    page.fill("input[name='ring.nodes']", str(nodes))
+    page.fill("input[name='ring.wavelengths_per_fiber']", str(wavelengths))
+    page.fill("#message-sizes", sizes)
+
+
+def _read_plan(page: Any) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """The recommendation sentences and the table's (algorithm, true steps, colour) rows,
+    as the page shows them."""
+    page.wait_for_selector("#recommendation li")
+    whys = [e.inner_text().strip() for e in page.query_selector_all("#recommendation .why")]
+    rows = [
+        (
+            row.get_attribute("data-algorithm") or "",
+            row.query_selector(".true-steps").inner_text().strip(),
+            row.get_attribute("class") or "",
+        )
+        for row in page.query_selector_all("#algorithms tbody tr")
+    ]
+    return whys, rows
+
+
+def _get(server: Server, path: str, key: str) -> Any:
+    request = urllib.request.Request(server.base + path, headers={"X-API-Key": key})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read())
+
+
+def _plan_id(url: str) -> str:
+    match = re.search(r"/plans/([0-9a-f-]+)$", url)
+    assert match, url
+    return match.group(1)
+
+
+def _expected(doc: dict[str, Any]) -> tuple[list[str], list[tuple[str, str, str]]]:
+    result = doc["result"]
+    rows = [
+        (a["algorithm"], str(a["true_steps"]), verdict(AlgorithmResult.model_validate(a)))
+        for a in result["algorithms"]
+    ]
+    return [r["why"] for r in result["recommendation"]], rows
+
+
+def test_plan_form_in_chromium(server: Server) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chrome = Browser(pw)
+        try:
+            page = chrome.page
+            page.goto(server.base + "/")
+            # An error of the API is shown as its message: N = 1 is refused (422).
+            _plan_form(page, 1, 4, "64 KiB")
+            page.click("#plan-button")
+            page.wait_for_selector("#form-error:not([hidden])")
+            status, body, _ = server.request(
+                "POST", "/api/v1/plans", EIGHT | {"ring": {"nodes": 1}}
+            )
+            assert status == 422
+            assert json.loads(body)["message"] in page.inner_text("#form-error")
+
+            _plan_form(page, 8, 4, "64 KiB, 4 MiB")
+            page.click("#plan-button")
+            page.wait_for_url(re.compile(r"/plans/[0-9a-f-]+$"))
+            plan_id = _plan_id(page.url)
+            shown = _read_plan(page)
+            status, body, _ = server.request("GET", f"/api/v1/plans/{plan_id}")
+            doc = json.loads(body)
+            assert doc["request"]["message_sizes_bytes"] == [65536, 4194304]
+            assert shown == _expected(doc)
+            _until(page, "document.querySelector('#plot-time').naturalWidth > 0")  # the plot
+
+            # A plan that fails in its job: through the "more" fold, followed to its error.
+            page.goto(server.base + "/")
+            page.select_option("#collective", "alltoall")
+            page.check("#algorithms label[data-collective=alltoall] input[value=tra2]")
+            _plan_form(page, 12, 1, "4 KiB")
+            page.click("details.more summary")
+            page.fill("input[name=max_tx_per_node]", "1")
+            page.click("#plan-button")
+            page.wait_for_url(re.compile(r"/plans/[0-9a-f-]+$"))
+            message = page.wait_for_selector(".job .error-box .message").inner_text()
+            status, body, _ = server.request("GET", f"/api/v1/plans/{_plan_id(page.url)}")
+            failed = json.loads(body)
+            assert failed["status"] == "failed" and failed["request"]["max_tx_per_node"] == 1
+            assert message == failed["error"]["message"]
+            chrome.only_to(server)
+        finally:
+            chrome.browser.close()
+
+
+def test_api_key_in_chromium(keyed_server: Server) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chrome = Browser(pw)
+        try:
+            page = chrome.page
+            page.goto(keyed_server.base + "/")
+            assert "needs an API key" in page.wait_for_selector("#alert:not([hidden])").inner_text()
+            page.fill("#api-key", "not-a-key-of-this-server")
+            page.click("#key-form button")
+            alert = page.wait_for_selector("#alert:not([hidden])")
+            _until(page, "document.querySelector('#alert').innerText.includes('unknown')")
+            assert "unauthorized: unknown API key" in alert.inner_text()
+            page.fill("#api-key", KEY)
+            page.click("#key-form button")
+            page.wait_for_selector(".recent")
+            _plan_form(page, 8, 4, "1 MiB")
+            page.click("#plan-button")
+            page.wait_for_url(re.compile(r"/plans/[0-9a-f-]+$"))
+            shown = _read_plan(page)
+            plan = f"/api/v1/plans/{_plan_id(page.url)}"
+            assert keyed_server.request("GET", plan)[0] == 401  # the page read it with the key
+            assert shown == _expected(_get(keyed_server, plan, KEY))
+            page.wait_for_selector("#plot-time[src^='blob:']")
+            _until(page, "document.querySelector('#plot-time').naturalWidth > 0")
+            keyed = [
+                (url, headers.get("x-api-key"))
+                for url, headers in chrome.requests
+                if urlsplit(url).path.startswith(("/api/v1/", "/web/parts/"))
+            ]
+            assert len(keyed) >= 4  # the recent list, the post, the plan's part, the plots
+            assert [k for _, k in keyed[-4:]] == [KEY] * 4
+            assert {k for _, k in keyed} <= {KEY, "not-a-key-of-this-server"}
+            chrome.only_to(keyed_server)
+        finally:
+            chrome.browser.close()
