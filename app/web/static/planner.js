@@ -6,7 +6,7 @@
 
 (() => {
   const KEY = "rwaopt-api-key";
-  const POLL_MS = 1000;
+  const POLL_MS = 1000; // a plan's part; sweeps and reproductions (more to read) half as often
   const keysOn = document.body.dataset.keys === "on";
   const part = document.getElementById("part");
   let timer = null;
@@ -48,6 +48,8 @@
     return URL.createObjectURL(await (await call(url)).blob());
   }
 
+  const plots = new Map(); // URL -> blob: URL, so a followed job does not fetch a plot twice
+
   function failedImage(img, message) {
     const note = document.createElement("p");
     note.className = "error-box";
@@ -57,7 +59,8 @@
 
   async function showImage(img, url) {
     try {
-      img.src = await blobUrl(url);
+      if (!plots.has(url)) plots.set(url, await blobUrl(url));
+      img.src = plots.get(url);
     } catch (error) {
       failedImage(img, error.message);
     }
@@ -82,7 +85,8 @@
     loadImages(part);
     const job = part.querySelector("[data-status]");
     if (job && (job.dataset.status === "queued" || job.dataset.status === "running")) {
-      timer = setTimeout(() => load(part.dataset.part, true), POLL_MS);
+      const wait = job.dataset.kind === "plan" ? POLL_MS : 2 * POLL_MS;
+      timer = setTimeout(() => load(part.dataset.part, true), wait);
     }
   }
 
