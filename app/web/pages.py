@@ -89,13 +89,14 @@ def _page(
     template: str,
     part_url: str,
     build: Callable[[], Markup] | None,
+    public: bool = False,
     **context: Any,
 ) -> HTMLResponse:
-    """A page: the shell, with its part inside when keys are off (else planner.js fetches it
-    with the caller's key)."""
+    """A page: the shell, with its part inside when keys are off or the part tells no
+    tenant's data (`public`); else planner.js fetches it with the caller's key."""
     keys = bool(get_settings().keys())
     part, status = None, 200
-    if not keys and build is not None:
+    if (public or not keys) and build is not None:
         try:
             part = build()
         except RwaoptError as error:
@@ -233,10 +234,13 @@ def planner(request: Request) -> HTMLResponse:
 def _job_page(
     request: Request, kind: str, job_id: str, part_url: str, build: Callable[[], Markup]
 ) -> HTMLResponse:
-    if _JOB_ID.fullmatch(job_id) is None:  # not an id the stores make: no such job
+    malformed = _JOB_ID.fullmatch(job_id) is None  # not an id the stores make: no such job
+    if malformed:
         part_url, build = "", _missing(kind, job_id)
     title = f"{kind.capitalize()} {job_id[:8]}"
-    return _page(request, "job.html", part_url, build, title=title, kind=kind, job_id=job_id)
+    return _page(
+        request, "job.html", part_url, build, malformed, title=title, kind=kind, job_id=job_id
+    )
 
 
 def _missing(kind: str, job_id: str) -> Callable[[], Markup]:

@@ -175,6 +175,8 @@ def test_with_keys_the_page_holds_no_tenant_data(
     r = client.get(part, headers=mine)
     assert r.status_code == 200 and why in r.text
     assert 'data-src="/api/v1/plans/' in r.text  # plots fetched with the key
+    r = client.get("/sweeps/" + "x" * 100)  # no such job for anyone: said at once
+    assert r.status_code == 404 and 'data-error-code="not_found"' in r.text
     recent = client.get("/web/parts/recent", headers={"X-API-Key": OTHER_KEY})
     assert recent.status_code == 200 and doc["id"] not in recent.text
 
