@@ -31,7 +31,7 @@ from solver.feasibility import PlanOptics, evaluate_plan
 from solver.optimal import OptimalSchedule
 from solver.outcome import Method, SolveOptions
 from solver.plan import AlgorithmPlan, ProgressCallback, StageCache, plan_algorithm
-from solver.shape_search import BestShape, search_best_shape
+from solver.shape_search import BestShape, OpticsTarget, search_best_shape
 from solver.solve import check_exact_size
 from solver.stage_cache import shared_cache
 
@@ -272,13 +272,15 @@ def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> PlanRun:
                 spec.search_budget_s,
                 paper,
                 cache,
+                OpticsTarget.of(spec.optics, spec.options.max_hops),
             )
             plan = best.plan
         baseline = None
         if spec.options.max_hops is not None:
             free = replace(spec.options, max_hops=None)
             baseline = _solve(spec, algorithm, plan.params, None, free, None).true_steps
-        optics = evaluate_plan(plan, spec.optics)
+        known = None if best is None else best.optics_of(plan)
+        optics = known if known is not None else evaluate_plan(plan, spec.optics)
         out.append(
             PlannedAlgorithm(
                 algorithm,

@@ -1,5 +1,6 @@
 """Which algorithm to use, per message size (SPEC section 10): the fastest by true time among
-those the feasibility block beside it calls feasible, so the two never disagree."""
+the optically feasible shapes: an algorithm whose reported shape is infeasible still counts
+with its fastest feasible shape (`shapes.best_feasible`, found by the shape search)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Sequence
 from app.planning import PlannedAlgorithm
 from app.schemas.results import ClosestToFeasible, Recommendation
 from solver.electrical import ElectricalComparison
+from solver.plan import AlgorithmPlan
 
 
 def recommendation(
@@ -53,10 +55,12 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
         return advice
     plans = [p.plan for p in planned]
     by_name = {p.plan.algorithm: p for p in planned}
-    feasible = {p.plan.algorithm for p in planned if p.optics.feasible}
     for i, size in enumerate(plans[0].timings):
         ranked = sorted(plans, key=lambda p: (p.timings[i].time_s, p.true_steps, p.algorithm))
-        usable = [p for p in ranked if p.algorithm in feasible]
+        usable = sorted(
+            (f for f in (_feasible_plan(p, i) for p in planned) if f is not None),
+            key=lambda p: (p.timings[i].time_s, p.true_steps, p.algorithm),
+        )
         claimed = [p for p in plans if p.timings[i].claimed_time_s is not None]
         by_claim = min(
             claimed, key=lambda p: (p.timings[i].claimed_time_s or 0.0, p.algorithm), default=None
@@ -91,7 +95,10 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
             continue
         best = usable[0]
         t = best.timings[i]
-        skipped = [p.algorithm for p in ranked[: ranked.index(best)]]
+        # faster in the shape reported, infeasible there (their feasible shapes are slower)
+        skipped = [
+            p.algorithm for p in ranked if p.algorithm != best.algorithm and _faster(p, best, i)
+        ]
         tied = [p.algorithm for p in usable[1:] if p.timings[i].time_s <= t.time_s * (1 + 1e-9)]
         bound = by_name[best.algorithm].achievable
         fraction = (
@@ -103,6 +110,8 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
             f"{best.algorithm}: {best.true_steps} true steps, {t.time_s:.6g} s "
             f"({fraction}), optically feasible"
         )
+        if best is not by_name[best.algorithm].plan:
+            why += f" in its fastest feasible shape {_shape(best)}"
         if skipped:
             why += f"; faster but optically infeasible: {', '.join(skipped)}"
         if tied:
@@ -134,6 +143,32 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
         entry.tied_with, entry.skipped_infeasible = tied, skipped
         advice.append(entry)
     return advice
+
+
+def _shape(plan: AlgorithmPlan) -> str:
+    return ", ".join(
+        f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}"
+        for k, v in plan.params.items()
+    )
+
+
+def _faster(a: AlgorithmPlan, b: AlgorithmPlan, i: int) -> bool:
+    return (a.timings[i].time_s, a.true_steps, a.algorithm) < (
+        b.timings[i].time_s,
+        b.true_steps,
+        b.algorithm,
+    )
+
+
+def _feasible_plan(planned: PlannedAlgorithm, i: int) -> AlgorithmPlan | None:
+    """The algorithm's fastest optically feasible shape at message size i: the shape
+    search's `best_feasible` (routed within the hop limit when that made it feasible), or,
+    without a search, the plan itself when its optics pass."""
+    best = planned.best
+    if best is not None and best.feasible_by_message:
+        found = best.feasible_by_message[i]
+        return None if found is None else found.plan
+    return planned.plan if planned.optics.feasible else None
 
 
 def _laser_shortfall_db(planned: PlannedAlgorithm) -> float:

@@ -14,17 +14,22 @@ exhaustive.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field, replace
 
-from models.algorithms.base import Algorithm, Params
+import numpy as np
+
+from models.algorithms.base import Algorithm, Params, StageSketch
 from models.errors import AlgorithmRefusedError, LimitExceededError
+from models.optics import OpticalParameters, longest_reliable_hops
+from models.optics import max_hops as optics_max_hops
 from models.ring import Hardware, Ring
-from models.stage import Stage
+from models.stage import IntArray, Stage
 from solver.bounds import lp_load_bound
+from solver.feasibility import PlanOptics, evaluate_plan
 from solver.outcome import SolveOptions
 from solver.plan import AlgorithmPlan, DeadlineReached, plan_algorithm, plan_time_s
-from solver.quick_bounds import quick_bound, shift_bound
+from solver.quick_bounds import quick_bound, shift_bound, translated_all_to_all_bound
 from solver.stage_cache import StageCache, shared_cache, stage_key
 
 LP_DEMAND_LIMIT = 20_000  # larger stages keep their quick bound (the LP would take seconds)
@@ -38,19 +43,44 @@ class SearchReport:
     exhaustive: bool  # every candidate was solved or pruned
     seconds: float
     note: str = ""
+    infeasible: int = 0  # proven optically infeasible under any routing (a lightpath too long)
+
+
+@dataclass(frozen=True)
+class FeasibleShape:
+    """A shape that is optically feasible under the request's optics, as solved: with free
+    routing (`hop_limit` is the request's max_lightpath_hops, or None), or routed within
+    `hop_limit` hops because that made it feasible."""
+
+    plan: AlgorithmPlan
+    hop_limit: int | None
+    optics: PlanOptics
 
 
 @dataclass(frozen=True)
 class BestShape:
-    """Per message size, the winning plan (the same object when one shape wins all)."""
+    """Per message size, the winning plan (the same object when one shape wins all), and the
+    fastest optically feasible one (None: no shape of the family is feasible; without
+    optics the search does not look)."""
 
     by_message: tuple[AlgorithmPlan, ...]
     report: SearchReport
+    feasible_by_message: tuple[FeasibleShape | None, ...] = ()
+    optics_by_plan: dict[int, PlanOptics] = field(default_factory=dict)  # by id(plan)
+
+    def optics_of(self, plan: AlgorithmPlan) -> PlanOptics | None:
+        """The optics the search evaluated for `plan`, if it did."""
+        return self.optics_by_plan.get(id(plan))
 
     @property
     def plan(self) -> AlgorithmPlan:
         """The shape reported as `best`: the winner at the first message size."""
         return self.by_message[0]
+
+    @property
+    def feasible(self) -> FeasibleShape | None:
+        """The shape reported as `best_feasible`: the feasible winner at the first size."""
+        return self.feasible_by_message[0] if self.feasible_by_message else None
 
 
 @dataclass
@@ -58,6 +88,31 @@ class _Candidate:
     params: Params
     steps_bound: int
     time_bounds: list[float] = field(default_factory=list)
+    longest: int = 0  # longest lightpath any routing needs: max over demands of the shorter arc
+
+
+@dataclass(frozen=True)
+class OpticsTarget:
+    """What the optics-aware search keeps to: the optics to check, and the hop limits to
+    route an infeasible shape within (loosest first): every lightpath longer than `reach`
+    is unreliable whatever its neighbours (models.optics.longest_reliable_hops, and the
+    request's max_lightpath_hops), so a shape that needs one is infeasible."""
+
+    params: OpticalParameters
+    reach: int
+    hop_limits: tuple[int, ...]
+
+    @staticmethod
+    def of(params: OpticalParameters, max_hops: int | None = None) -> OpticsTarget:
+        """The reach is the longest reliable lightpath (no crosstalk neighbour), within the
+        request's max_lightpath_hops; the hop limits tried are the reach and the worst
+        case's longest lightpath (every lightpath that short passes: models.optics.max_hops)."""
+        reach = longest_reliable_hops(params)
+        worst, _ = optics_max_hops(params)
+        if max_hops is not None:
+            reach, worst = min(reach, max_hops), min(worst, max_hops)
+        limits = sorted({h for h in (reach, worst) if h >= 1}, reverse=True)
+        return OpticsTarget(params, reach, tuple(limits))
 
 
 def _candidate(
@@ -67,6 +122,7 @@ def _candidate(
     sizes: Sequence[float],
     hardware: Hardware,
     slots: list[tuple[int, int]],
+    longest: int = 0,
 ) -> _Candidate:
     """A candidate whose stages take at least `slots` (steps, pieces per lightpath)."""
     pieces = algorithm.data_per_message(ring, params)
@@ -74,6 +130,7 @@ def _candidate(
         params,
         sum(steps for steps, _ in slots),
         [plan_time_s(slots, size, pieces, hardware) for size in sizes],
+        longest,
     )
 
 
@@ -82,7 +139,7 @@ def _stage_slots(
     ring: Ring,
     params: Params,
     chi_bound: Callable[[Stage], int],
-    cache: dict[bytes, int],
+    cache: dict[Hashable, int],
 ) -> list[tuple[int, int]]:
     """Per stage, (slots its chi bound needs, pieces per lightpath); bounds cached by stage."""
     channels = ring.channels_per_direction
@@ -101,29 +158,247 @@ def _lp_or_quick(stage: Stage) -> int:
     return max(lp, quick_bound(stage))
 
 
+def _longest(stage: Stage) -> int:
+    """The longest lightpath any routing of the stage needs: max over demands of the
+    shorter arc."""
+    if stage.is_empty():
+        return 0
+    cw = (stage.destinations - stage.sources) % stage.nodes
+    return int(np.minimum(cw, stage.nodes - cw).max())
+
+
+def _longest_of_set(nodes: int, positions: IntArray) -> int:
+    """max over pairs of `positions` of the shorter arc: for each node the one nearest the
+    antipode, by binary search (O(r log r), not r^2)."""
+    if len(positions) < 2:
+        return 0
+    ordered = np.sort(positions)
+    doubled = np.concatenate([ordered, ordered + nodes])
+    at = np.searchsorted(doubled, ordered + nodes // 2)
+    best = 0
+    for near in (doubled[np.maximum(at - 1, 0)], doubled[np.minimum(at, len(doubled) - 1)]):
+        arc = (near - ordered) % nodes
+        best = max(best, int(np.minimum(arc, nodes - arc).max()))
+    return best
+
+
+def _sketch_bound(ring: Ring, sketch: StageSketch) -> tuple[int, int]:
+    """quick_bound of the sketched stage (built, built now, or a translated all-to-all) and
+    the longest lightpath it needs."""
+    stage = sketch.stage if sketch.stage is not None else None
+    if stage is None and sketch.build is not None:
+        stage = sketch.build()
+    if stage is not None:
+        return quick_bound(stage), _longest(stage)
+    assert sketch.positions is not None and sketch.weights is not None
+    assert sketch.offsets is not None
+    bound = translated_all_to_all_bound(
+        ring.nodes, sketch.positions, sketch.weights, sketch.offsets
+    )
+    return bound, _longest_of_set(ring.nodes, sketch.positions)
+
+
+Bounds = dict[Hashable, tuple[int, int]]
+
+
 def _bounded(
     algorithm: Algorithm,
     ring: Ring,
     params: Params,
     sizes: Sequence[float],
     hardware: Hardware,
-    bounds: dict[bytes, int],
-) -> _Candidate:
-    """First tier: quick bounds per stage, or the closed shift bound for TRA rounds."""
+    bounds: Bounds,
+) -> _Candidate | list[StageSketch]:
+    """First tier: quick bounds per stage, from the family's sketches when it has them (no
+    large stage built; equal keys bounded once), or the closed shift bound for TRA rounds.
+    A candidate with a stage still to build is returned as its sketches (bounded later,
+    stage by stage, once the search has a good incumbent)."""
+    channels = ring.channels_per_direction
     shifts = algorithm.shift_rounds(ring, params)
-    if shifts is None:
-        slots = _stage_slots(algorithm, ring, params, quick_bound, bounds)
-    else:
-        channels = ring.channels_per_direction
+    if shifts is not None:
         slots = [(-(-shift_bound(ring.nodes, sh, k) // channels), 1) for sh, k in shifts]
-    return _candidate(algorithm, ring, params, sizes, hardware, slots)
+        longest = max((min(sh % ring.nodes, -sh % ring.nodes) for sh, _ in shifts), default=0)
+        return _candidate(algorithm, ring, params, sizes, hardware, slots, longest)
+    sketches = algorithm.stage_sketches(ring, params)
+    if sketches is None:
+        sketches = [StageSketch(None, s.pieces, stage=s) for s in algorithm.stages(ring, params)]
+    if any(s.build is not None and ("sketch", s.key) not in bounds for s in sketches):
+        return sketches
+    return _from_sketches(algorithm, ring, params, sizes, hardware, bounds, sketches)
 
 
-def _better(new: AlgorithmPlan, old: AlgorithmPlan, i: int) -> bool:
+def _from_sketches(
+    algorithm: Algorithm,
+    ring: Ring,
+    params: Params,
+    sizes: Sequence[float],
+    hardware: Hardware,
+    bounds: Bounds,
+    sketches: Sequence[StageSketch],
+) -> _Candidate:
+    channels = ring.channels_per_direction
+    slots, longest = [], 0
+    for sketch in sketches:
+        key: Hashable = ("sketch", sketch.key)
+        if sketch.key is None:
+            assert sketch.stage is not None
+            key = stage_key(sketch.stage)
+        if key not in bounds:
+            bounds[key] = _sketch_bound(ring, sketch)
+        chi, far = bounds[key]
+        slots.append((-(-chi // channels), sketch.pieces))
+        longest = max(longest, far)
+    return _candidate(algorithm, ring, params, sizes, hardware, slots, longest)
+
+
+def _better(new: AlgorithmPlan, old: AlgorithmPlan | None, i: int) -> bool:
+    if old is None:
+        return True
     if not new.timings:
         return new.true_steps < old.true_steps
     a, b = new.timings[i].time_s, old.timings[i].time_s
     return a < b * (1 - 1e-12) or (a <= b * (1 + 1e-12) and new.true_steps < old.true_steps)
+
+
+class _Search:
+    """One search's state: the winners so far (regardless of optics, and feasible), the
+    bounds known, what was pruned and solved."""
+
+    def __init__(
+        self,
+        algorithm: Algorithm,
+        ring: Ring,
+        sizes: list[float],
+        hardware: Hardware,
+        options: SolveOptions,
+        deadline: float,
+        incumbent: AlgorithmPlan,
+        cache: StageCache,
+        optics: OpticsTarget | None,
+    ) -> None:
+        self.algorithm, self.ring, self.sizes = algorithm, ring, sizes
+        self.hardware, self.options, self.deadline = hardware, options, deadline
+        self.cache, self.optics = cache, optics
+        slots = max(1, len(sizes))
+        self.best = [incumbent] * slots
+        self.feasible: list[FeasibleShape | None] = [None] * slots
+        self.evaluated = self.pruned = self.infeasible = 0
+        self.cut = ""
+        self.load_bounds: dict[Hashable, int] = {}
+        self.plan_optics: dict[int, PlanOptics] = {}
+
+    def out_of_time(self) -> bool:
+        return time.monotonic() > self.deadline
+
+    def reachable(self, candidate: _Candidate) -> bool:
+        """Some routing of it could be optically feasible (no lightpath needs more than the
+        optics' reach)."""
+        return self.optics is not None and candidate.longest <= self.optics.reach
+
+    def can_win(self, candidate: _Candidate) -> bool:
+        """Its bound could beat the fastest shape, or (within the optics' reach) the fastest
+        feasible one."""
+        if not _cannot_win(candidate, self.best):
+            return True
+        if not self.reachable(candidate):
+            return False
+        if any(f is None for f in self.feasible):
+            return True
+        return not _cannot_win(candidate, [f.plan for f in self.feasible if f is not None])
+
+    def consider(self, candidate: _Candidate) -> None:
+        """Prune it, or tighten its bound (the LP of L*) and prune, or solve it."""
+        if not self.can_win(candidate):
+            self.pruned += 1
+            return
+        if self.cut or self.out_of_time():
+            self.cut = self.cut or "time budget reached while solving candidates"
+            return
+        algorithm, ring = self.algorithm, self.ring
+        if algorithm.shift_rounds(ring, candidate.params) is None:
+            # Second tier: per stage the LP of L* is at least its quick bound, so these
+            # bounds are at least the first tier's.
+            tight = _stage_slots(algorithm, ring, candidate.params, _lp_or_quick, self.load_bounds)
+            candidate = _candidate(
+                algorithm,
+                ring,
+                candidate.params,
+                self.sizes,
+                self.hardware,
+                tight,
+                candidate.longest,
+            )
+            if not self.can_win(candidate):
+                self.pruned += 1
+                return
+        try:
+            plan = self.solve(candidate.params, self.options)
+        except DeadlineReached:
+            self.cut = "time budget reached while solving a candidate"
+            return
+        except LimitExceededError as error:
+            self.cut = f"a candidate was skipped: {error.message}"
+            return
+        self.evaluated += 1
+        for i in range(len(self.best)):
+            if _better(plan, self.best[i], i):
+                self.best[i] = plan
+        if self.optics is None:
+            return
+        if not self.reachable(candidate):
+            self.infeasible += 1
+            return
+        try:
+            found = self.feasible_shape(plan, candidate)
+        except DeadlineReached:
+            self.cut = "time budget reached while routing a candidate within the hop limit"
+            return
+        if found is not None:
+            for i in range(len(self.feasible)):
+                held = self.feasible[i]
+                if _better(found.plan, None if held is None else held.plan, i):
+                    self.feasible[i] = found
+
+    def solve(self, params: Params, options: SolveOptions) -> AlgorithmPlan:
+        return plan_algorithm(
+            self.algorithm,
+            self.ring,
+            params,
+            self.sizes,
+            self.hardware,
+            options,
+            None,
+            self.cache,
+            deadline=self.deadline,
+        )
+
+    def evaluate(self, plan: AlgorithmPlan) -> PlanOptics:
+        assert self.optics is not None
+        known = self.plan_optics.get(id(plan))
+        if known is None:
+            known = self.plan_optics[id(plan)] = evaluate_plan(plan, self.optics.params)
+        return known
+
+    def feasible_shape(self, plan: AlgorithmPlan, candidate: _Candidate) -> FeasibleShape | None:
+        """The plan if its optics pass; else the shape routed within each hop limit in turn
+        (loosest first) until one passes; None if none does."""
+        assert self.optics is not None
+        optics = self.evaluate(plan)
+        if optics.feasible:
+            return FeasibleShape(plan, self.options.max_hops, optics)
+        for hops in self.optics.hop_limits:
+            if hops < candidate.longest:
+                continue  # some demand has no direction within it
+            if self.options.max_hops is not None and hops >= self.options.max_hops:
+                continue  # the plan already keeps to it
+            try:
+                limited = self.solve(candidate.params, replace(self.options, max_hops=hops))
+            except (AlgorithmRefusedError, LimitExceededError):
+                continue
+            optics = self.evaluate(limited)
+            if optics.feasible:
+                return FeasibleShape(limited, hops, optics)
+        return None
 
 
 def search_best_shape(
@@ -135,84 +410,99 @@ def search_best_shape(
     budget_s: float,
     incumbent: AlgorithmPlan,
     cache: StageCache | None = None,
+    optics: OpticsTarget | None = None,
 ) -> BestShape:
     """Search the family of `algorithm` for its best shape, starting from `incumbent` (the
-    paper's shape, already solved). Candidates the algorithm refuses are skipped."""
+    paper's shape, already solved). Candidates the algorithm refuses are skipped. With
+    `optics`, also the fastest optically feasible shape per message size (routed within
+    the target's hop limits when free routing is not feasible); a candidate is pruned only
+    when its bound rules it out for both objectives, or it is proven infeasible and its
+    bound rules it out for the first."""
     started = time.monotonic()
-    cache = cache if cache is not None else shared_cache()
-    sizes = list(message_bytes)
-    slots = max(1, len(sizes))
-    best = [incumbent] * slots
-    bounds: dict[bytes, int] = {}
+    search = _Search(
+        algorithm,
+        ring,
+        list(message_bytes),
+        hardware,
+        options,
+        started + budget_s,
+        incumbent,
+        cache if cache is not None else shared_cache(),
+        optics,
+    )
+    if optics is not None:
+        longest = max(
+            (_longest(s.stage) for s in incumbent.stages if s.solution_stage == s.index),
+            default=0,
+        )
+        paper = _Candidate(incumbent.params, incumbent.true_steps, [], longest)
+        if search.reachable(paper):
+            found = search.feasible_shape(incumbent, paper)
+            search.feasible = [found] * len(search.feasible)
+    bounds: Bounds = {}
     candidates: list[_Candidate] = []
-    known = 0
-    cut = ""
+    deferred: list[tuple[Params, list[StageSketch]]] = []
+    known = paper_seen = 0
     for raw in algorithm.shape_candidates(ring):
         known += 1
-        if time.monotonic() - started > budget_s:
-            cut = "time budget reached while bounding candidates"
+        if search.out_of_time():
+            search.cut = "time budget reached while bounding candidates"
             continue
         try:
             params = algorithm.resolve(ring, raw)
-            candidates.append(_bounded(algorithm, ring, params, sizes, hardware, bounds))
+            if params == incumbent.params:
+                search.evaluated += 1  # the paper's shape, solved already
+                paper_seen += 1
+                continue
+            bounded = _bounded(algorithm, ring, params, search.sizes, hardware, bounds)
         except AlgorithmRefusedError:
             continue
         except LimitExceededError as error:  # a computed schedule found none in its time
-            cut = f"a candidate was skipped: {error.message}"
+            search.cut = f"a candidate was skipped: {error.message}"
+            continue
+        if isinstance(bounded, _Candidate):
+            candidates.append(bounded)
+        else:
+            deferred.append((params, bounded))
     candidates.sort(key=lambda c: (c.time_bounds[:1], c.steps_bound))
-    evaluated = pruned = 0
-    load_bounds: dict[bytes, int] = {}
     for candidate in candidates:
-        if _cannot_win(candidate, best):
-            pruned += 1
-            continue
-        if cut or time.monotonic() - started > budget_s:
-            cut = cut or "time budget reached while solving candidates"
-            continue
-        if algorithm.shift_rounds(ring, candidate.params) is None:
-            # Second tier: per stage the LP of L* is at least its quick bound, so these
-            # bounds are at least the first tier's.
-            tight = _stage_slots(algorithm, ring, candidate.params, _lp_or_quick, load_bounds)
-            candidate = _candidate(algorithm, ring, candidate.params, sizes, hardware, tight)
-            if _cannot_win(candidate, best):
-                pruned += 1
-                continue
-        try:
-            plan = plan_algorithm(
-                algorithm,
-                ring,
-                candidate.params,
-                sizes,
-                hardware,
-                options,
-                None,
-                cache,
-                deadline=started + budget_s,
+        search.consider(candidate)
+    # Candidates with stages still to build (OpTree's padded trees), in their order (trees
+    # sharing levels come together): bounded stage by stage, against the incumbent found
+    # above; the first stages that rule a candidate out spare building the rest.
+    for params, sketches in deferred:
+        if search.out_of_time():
+            search.cut = search.cut or "time budget reached while bounding candidates"
+            break
+        for depth in range(1, len(sketches) + 1):
+            partial = _from_sketches(
+                algorithm, ring, params, search.sizes, hardware, bounds, sketches[:depth]
             )
-        except DeadlineReached:
-            cut = "time budget reached while solving a candidate"
-            continue
-        except LimitExceededError as error:
-            cut = f"a candidate was skipped: {error.message}"
-            continue
-        evaluated += 1
-        for i in range(slots):
-            if _better(plan, best[i], i):
-                best[i] = plan
-    bounded = len(candidates)
-    exhaustive = not cut and evaluated + pruned == bounded
+            if not search.can_win(partial):
+                search.pruned += 1
+                break
+        else:
+            search.consider(partial)
+    total = len(candidates) + len(deferred) + paper_seen
+    exhaustive = not search.cut and search.evaluated + search.pruned == total
     report = SearchReport(
         candidates=known,
-        evaluated=evaluated,
-        pruned=pruned,
+        evaluated=search.evaluated,
+        pruned=search.pruned,
         exhaustive=exhaustive,
         seconds=time.monotonic() - started,
-        note=cut,
+        note=search.cut,
+        infeasible=search.infeasible,
     )
-    return BestShape(tuple(best), report)
+    return BestShape(
+        tuple(search.best),
+        report,
+        tuple(search.feasible) if optics is not None else (),
+        search.plan_optics,
+    )
 
 
-def _cannot_win(candidate: _Candidate, best: list[AlgorithmPlan]) -> bool:
+def _cannot_win(candidate: _Candidate, best: Sequence[AlgorithmPlan]) -> bool:
     """Its bound is no better than the incumbent at every size, and (on equal time) it
     cannot have fewer steps."""
     for i, plan in enumerate(best):

@@ -102,6 +102,7 @@ def plan_text(result: PlanResult) -> str:
                 f"search {p.algorithm}: {search.candidates} shapes, {search.evaluated} solved, "
                 f"{search.pruned} pruned by bounds, {search.seconds:.1f} s, {how}"
             )
+            out += _feasible_shape_lines(p)
         counts = p.message_counts
         if counts is not None:
             out.append(
@@ -242,3 +243,21 @@ def plan_csv(result: PlanResult) -> str:
                 ]
             )
     return out.getvalue()
+
+
+def _feasible_shape_lines(p: AlgorithmResult) -> list[str]:
+    """The fastest feasible shape, when it is not the best one."""
+    feasible, best = p.shapes.best_feasible, p.shapes.best
+    search = p.shapes.search
+    if feasible is None:
+        proven = search is not None and search.exhaustive
+        return [
+            f"  no shape of {p.algorithm} is optically feasible"
+            if proven
+            else f"  no optically feasible shape of {p.algorithm} found before the cut"
+        ]
+    if best is not None and feasible.parameters == best.parameters:
+        return []
+    within = "" if feasible.hop_limit is None else f", within {feasible.hop_limit} hops"
+    shape = ", ".join(f"{k}={v}" for k, v in feasible.parameters.items())
+    return [f"  fastest feasible {p.algorithm}: {shape}{within}: {feasible.true_steps} steps"]

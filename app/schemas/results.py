@@ -25,7 +25,7 @@ from solver.electrical import ElectricalAlgorithmResult, ElectricalComparison
 from solver.feasibility import LightpathReport, PlanOptics
 from solver.outcome import RwaResult, SolvedBy, Status
 from solver.plan import AlgorithmPlan, MessageTiming, StagePlan
-from solver.shape_search import BestShape
+from solver.shape_search import BestShape, FeasibleShape
 
 
 class StageRwa(BaseModel):
@@ -145,6 +145,20 @@ class ShapeSummary(BaseModel):
         )
 
 
+class FeasibleShapeSummary(ShapeSummary):
+    """The fastest optically feasible shape of the family (SPEC sections 7 and 10)."""
+
+    hop_limit: int | None = Field(
+        description="longest lightpath it was routed within: the request's "
+        "max_lightpath_hops, or a tighter limit that made the shape feasible (null: routed "
+        "freely)"
+    )
+
+    @classmethod
+    def of_feasible(cls, found: FeasibleShape) -> FeasibleShapeSummary:
+        return cls(**ShapeSummary.of(found.plan).model_dump(), hop_limit=found.hop_limit)
+
+
 class BestByMessage(BaseModel):
     """The best shape at one message size."""
 
@@ -163,8 +177,18 @@ class ShapeSearch(BaseModel):
     pruned: int = Field(description="candidates ruled out by a proven bound")
     exhaustive: bool = Field(description="every candidate was solved or pruned")
     note: str = Field(description="why the search stopped early, if it did")
+    infeasible: int = Field(
+        default=0,
+        description="candidates solved and proven optically infeasible under any routing (a "
+        "lightpath longer than the optics' reach)",
+    )
     best_by_message: list[BestByMessage] = Field(
         description="the winner at each message size ('best' is the first one's)"
+    )
+    best_feasible_by_message: list[BestByMessage | None] = Field(
+        default_factory=list,
+        description="the fastest optically feasible shape at each message size "
+        "('best_feasible' is the first one's; null: no shape of the family is feasible)",
     )
 
     @classmethod
@@ -177,6 +201,18 @@ class ShapeSearch(BaseModel):
             exhaustive=r.exhaustive,
             seconds=round(r.seconds, 3),
             note=r.note,
+            infeasible=r.infeasible,
+            best_feasible_by_message=[
+                None
+                if found is None or not found.plan.timings
+                else BestByMessage(
+                    message_bytes=found.plan.timings[i].message_bytes,
+                    parameters=parameter_values(found.plan.params),
+                    true_steps=found.plan.true_steps,
+                    time_s=found.plan.timings[i].time_s,
+                )
+                for i, found in enumerate(best.feasible_by_message)
+            ],
             best_by_message=[
                 BestByMessage(
                     message_bytes=plan.timings[i].message_bytes,
@@ -195,7 +231,13 @@ class Shapes(BaseModel):
 
     asked: ShapeMode
     paper: ShapeSummary
-    best: ShapeSummary | None
+    best: ShapeSummary | None = Field(description="the fastest shape, regardless of optics")
+    best_feasible: FeasibleShapeSummary | None = Field(
+        default=None,
+        description="the fastest shape that is optically feasible under the request's "
+        "optics (what the recommendation uses); null when no shape of the family is, or "
+        "no search ran",
+    )
     search: ShapeSearch | None
 
     @classmethod
@@ -205,6 +247,9 @@ class Shapes(BaseModel):
             asked=planned.shape,
             paper=ShapeSummary.of(planned.paper),
             best=None if best is None else ShapeSummary.of(best.plan),
+            best_feasible=None
+            if best is None or best.feasible is None
+            else FeasibleShapeSummary.of_feasible(best.feasible),
             search=None if best is None else ShapeSearch.of(best),
         )
 

@@ -8,13 +8,22 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 
 import numpy as np
 
 from models import closed_forms as cf
-from models.algorithms.base import Algorithm, Collective, Params, ParamSpec, int_param
-from models.algorithms.holdings import Holdings
+from models.algorithms.base import (
+    Algorithm,
+    Collective,
+    Params,
+    ParamSpec,
+    StageSketch,
+    int_param,
+)
+from models.algorithms.holdings import Holdings, PackedHoldings
 from models.closed_forms import ClosedForm
 from models.ring import Ring
 from models.stage import IntArray, Schedule, Stage, StageFlow, frozen
@@ -161,6 +170,99 @@ def wrht_tree(
     return tree, reps
 
 
+@functools.lru_cache(maxsize=256)
+def _wrht_levels(nodes: int, group: int) -> tuple[tuple[IntArray, IntArray, IntArray], ...]:
+    """Per gather level of the deepest tree (ceil(log_m N) levels; a shallower one is a
+    prefix): (members, their representative, items each member holds), in `wrht_tree`'s
+    order. A member holds exactly the items of its subtree (groups are disjoint)."""
+    tree, _ = wrht_tree(nodes, group, wrht_max_levels(nodes, group))
+    size = np.ones(nodes, dtype=np.int64)
+    out = []
+    for level in tree:
+        pairs = [(x, rep) for rep, members in level for x in members if x != rep]
+        members = np.array([x for x, _ in pairs], dtype=np.int64)
+        reps = np.array([r for _, r in pairs], dtype=np.int64)
+        held = size[members]
+        np.add.at(size, reps, held)
+        for array in (members, reps, held):
+            array.setflags(write=False)
+        out.append((members, reps, held))
+    return tuple(out)
+
+
+def wrht_parts(
+    nodes: int, group: int, levels: int
+) -> tuple[list[tuple[IntArray, IntArray, IntArray]], IntArray, IntArray]:
+    """WRHT's tree as arrays: per gather level (members, representatives, items each member
+    holds), then the final representatives and the items each holds (its subtree)."""
+    parts = list(_wrht_levels(nodes, group)[:levels])
+    held = np.ones(nodes, dtype=np.int64)
+    is_member = np.zeros(nodes, dtype=bool)
+    for members, reps, items in parts:
+        np.add.at(held, reps, items)
+        is_member[members] = True
+    reps_left = np.flatnonzero(~is_member)
+    return parts, reps_left, held[reps_left]
+
+
+def _all_to_all(nodes: IntArray, weights: IntArray) -> tuple[IntArray, IntArray, IntArray]:
+    """Every node of `nodes` to every other one, weights[i] from node i; sorted by
+    (source, destination) when `nodes` is sorted."""
+    r = len(nodes)
+    s = np.repeat(nodes, r)
+    d = np.tile(nodes, r)
+    k = np.repeat(weights, r)
+    keep = s != d
+    return s[keep], d[keep], k[keep]
+
+
+def wrht_sketches(
+    ring: Ring, params: Params, reduce: bool, direct: bool = False
+) -> list[StageSketch]:
+    """WRHT's stages (all-gather: a member sends its subtree's items up and receives the
+    rest down; all-reduce (`reduce`): one lightpath per pair), the representatives'
+    all-to-all as a translated all-to-all unless `direct` (then built)."""
+    n, m, levels = ring.nodes, int_param(params, "group"), int_param(params, "levels")
+    parts, top, top_held = wrht_parts(n, m, levels)
+    out = []
+    for depth, (members, reps, held) in enumerate(parts, start=1):
+        k = np.ones_like(held) if reduce else held
+        label = f"{'reduce' if reduce else 'gather'} level {depth}"
+        stage = Stage.from_demands(n, members, reps, k, label=label)
+        out.append(StageSketch(("up", m, depth), stage=stage))
+    if len(top) > 1:
+        weights = np.ones_like(top_held) if reduce else top_held
+        label = "all-to-all among representatives"
+        if direct:
+            s, d, k = _all_to_all(top, weights)
+            stage = Stage.from_demands(n, s, d, k, label=label)
+            out.append(StageSketch(("top", m, levels), stage=stage))
+        else:
+            out.append(
+                StageSketch(
+                    ("top", m, levels),
+                    positions=top,
+                    weights=weights,
+                    offsets=np.zeros(1, dtype=np.int64),
+                )
+            )
+    for depth, (members, reps, held) in reversed(list(enumerate(parts, start=1))):
+        k = np.ones_like(held) if reduce else n - held
+        stage = Stage.from_demands(n, reps, members, k, label=f"broadcast level {depth}")
+        out.append(StageSketch(("down", m, depth), stage=stage))
+    return out
+
+
+def wrht_stages(ring: Ring, params: Params, reduce: bool) -> list[Stage]:
+    """WRHT's stages built from `wrht_parts` (no holdings matrix: tests prove them equal
+    to the schedule's)."""
+    out = []
+    for sketch in wrht_sketches(ring, params, reduce, direct=True):
+        assert sketch.stage is not None
+        out.append(sketch.stage)
+    return out
+
+
 WRHT_PARAMS = (
     ParamSpec(
         "group",
@@ -249,14 +351,12 @@ class WrhtAllGather(Algorithm):
         return _schedule(ring, flows)
 
     def stages(self, ring: Ring, params: Params) -> list[Stage]:
-        """The schedule's demands, counted rather than listed item by item."""
-        hold = Holdings(ring.nodes)
-        out = []
-        for s, r, label in self._pairs(ring, params):
-            k = hold.stage_counts(s, r)
-            keep = k > 0
-            out.append(Stage.from_demands(ring.nodes, s[keep], r[keep], k[keep], label=label))
-        return out
+        """The schedule's demands, counted from the tree (a member holds its subtree's items)
+        rather than listed item by item."""
+        return wrht_stages(ring, params, reduce=False)
+
+    def stage_sketches(self, ring: Ring, params: Params) -> list[StageSketch]:
+        return wrht_sketches(ring, params, reduce=False)
 
     def _pairs(self, ring: Ring, params: Params) -> list[tuple[IntArray, IntArray, str]]:
         """(senders, receivers, label) of every stage: members to their representative for
@@ -423,6 +523,29 @@ def _group_pairs(size: int, factor: int) -> tuple[IntArray, IntArray]:
     return node[c1[keep], p[keep]], node[c2[keep], p[keep]]
 
 
+Groups = tuple[tuple[int, int], ...]  # (start, size) of every current group
+
+
+def _level_pairs(groups: Groups, m: int) -> tuple[IntArray, IntArray, Groups]:
+    """(senders, receivers) of one OpTree level splitting every group of `groups` into `m`
+    balanced children, and the groups after it."""
+    by_size: dict[int, list[int]] = {}
+    next_groups: list[tuple[int, int]] = []
+    for start, size in groups:
+        if size == 1:
+            next_groups.append((start, size))
+            continue
+        by_size.setdefault(size, []).append(start)
+        next_groups.extend(_balanced_children(start, size, min(m, size)))
+    senders, receivers = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+    for size, starts in by_size.items():
+        a, b = _group_pairs(size, m)
+        offset = np.array(starts, dtype=np.int64)[:, None]
+        senders.append((offset + a[None, :]).reshape(-1))
+        receivers.append((offset + b[None, :]).reshape(-1))
+    return np.concatenate(senders), np.concatenate(receivers), tuple(next_groups)
+
+
 def optree_pair_arrays(nodes: int, branching: tuple[int, ...]) -> list[tuple[IntArray, IntArray]]:
     """(senders, receivers) of each OpTree stage (OpTree journal Sec. IV-A.1).
 
@@ -432,26 +555,56 @@ def optree_pair_arrays(nodes: int, branching: tuple[int, ...]) -> list[tuple[Int
     then also listens to that position (it receives, sends nothing extra), so every item still
     reaches every child. With N = prod(m_j) this is exactly the paper's tree. Groups of equal
     size share their relative pairs."""
-    groups = [(0, nodes)]
+    groups: Groups = ((0, nodes),)
     out: list[tuple[IntArray, IntArray]] = []
     for m in branching:
-        by_size: dict[int, list[int]] = {}
-        next_groups: list[tuple[int, int]] = []
-        for start, size in groups:
-            if size == 1:
-                next_groups.append((start, size))
-                continue
-            by_size.setdefault(size, []).append(start)
-            next_groups.extend(_balanced_children(start, size, min(m, size)))
-        senders, receivers = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
-        for size, starts in by_size.items():
-            a, b = _group_pairs(size, m)
-            offset = np.array(starts, dtype=np.int64)[:, None]
-            senders.append((offset + a[None, :]).reshape(-1))
-            receivers.append((offset + b[None, :]).reshape(-1))
-        out.append((np.concatenate(senders), np.concatenate(receivers)))
-        groups = next_groups
+        s, r, groups = _level_pairs(groups, m)
+        out.append((s, r))
     return out
+
+
+PADDED_STATES = 32  # prefixes of padded trees whose holdings are kept (2 MiB each at N = 4096)
+_padded_states: OrderedDict[tuple[int, tuple[int, ...]], tuple[Stage, PackedHoldings, Groups]] = (
+    OrderedDict()
+)
+_padded_lock = threading.Lock()
+
+
+def optree_padded_stage(nodes: int, prefix: tuple[int, ...]) -> Stage:
+    """Stage len(prefix) of every OpTree tree whose branching starts with `prefix`: what its
+    pairs carry given the holdings after the earlier levels (bit-packed). The holdings after
+    a prefix are kept for the most recent PADDED_STATES prefixes, so trees taken in the
+    candidates' order (orderings of a cover, largest first: depth first) build every shared
+    level once. Equal to the schedule's stage (tests/models/test_shapes.py)."""
+    return _padded_state(nodes, prefix)[0]
+
+
+def _padded_state(nodes: int, prefix: tuple[int, ...]) -> tuple[Stage, PackedHoldings, Groups]:
+    key = (nodes, prefix)
+    with _padded_lock:
+        known = _padded_states.get(key)
+        if known is not None:
+            _padded_states.move_to_end(key)
+            return known
+    groups: Groups
+    if len(prefix) == 1:
+        holdings, groups = PackedHoldings(nodes), ((0, nodes),)
+    else:
+        _, before, groups = _padded_state(nodes, prefix[:-1])
+        holdings = before.copy()
+    m = prefix[-1]
+    s, r, after = _level_pairs(groups, m)
+    k = holdings.stage_counts(s, r)
+    keep = k > 0
+    stage = Stage.from_demands(
+        nodes, s[keep], r[keep], k[keep], label=f"stage {len(prefix)} (m={m})"
+    )
+    state = (stage, holdings, after)
+    with _padded_lock:
+        _padded_states[key] = state
+        while len(_padded_states) > PADDED_STATES:
+            _padded_states.popitem(last=False)
+    return state
 
 
 def optree_pairs(nodes: int, branching: tuple[int, ...]) -> list[list[tuple[int, int]]]:
@@ -538,24 +691,46 @@ class OpTreeAllGather(Algorithm):
         branching = params["branching"]
         assert isinstance(branching, tuple)
         if math.prod(branching) != ring.nodes:
-            hold = Holdings(ring.nodes)
-            padded = []
-            for j, (s, r) in enumerate(optree_pair_arrays(ring.nodes, branching), start=1):
-                k = hold.stage_counts(s, r)
-                keep = k > 0
-                padded.append(
-                    Stage.from_demands(
-                        ring.nodes,
-                        s[keep],
-                        r[keep],
-                        k[keep],
-                        label=f"stage {j} (m={branching[j - 1]})",
-                    )
-                )
-            return padded
+            return [
+                optree_padded_stage(ring.nodes, branching[:j])
+                for j in range(1, len(branching) + 1)
+            ]
         out, done = [], 1
         for j, m in enumerate(branching, start=1):
             out.append(optree_exact_stage(ring.nodes, done, m, f"stage {j} (m={m})"))
+            done *= m
+        return out
+
+    def stage_sketches(self, ring: Ring, params: Params) -> list[StageSketch] | None:
+        """An exact tree's stage j (groups of G = N / done nodes, children of c = G / m_j):
+        the column {0, c, .., (m_j - 1) c} exchanging `done` items all-to-all, at every
+        position of every group (offsets g G + p, p < c): N / m_j translates. Keyed by
+        (done, m_j): trees that share a level share its bound. A padded tree's stages are
+        built on demand, level by level (`optree_padded_stage`), keyed by their prefix."""
+        branching = params["branching"]
+        assert isinstance(branching, tuple)
+        n = ring.nodes
+        if math.prod(branching) != n:
+            return [
+                StageSketch(
+                    ("optree-padded", branching[:j]),
+                    build=functools.partial(optree_padded_stage, n, branching[:j]),
+                )
+                for j in range(1, len(branching) + 1)
+            ]
+        out, done = [], 1
+        for m in branching:
+            group = n // done
+            child = group // m
+            offsets = (np.arange(done)[:, None] * group + np.arange(child)[None, :]).reshape(-1)
+            out.append(
+                StageSketch(
+                    ("optree", done, m),
+                    positions=np.arange(m, dtype=np.int64) * child,
+                    weights=np.full(m, done, dtype=np.int64),
+                    offsets=offsets.astype(np.int64),
+                )
+            )
             done *= m
         return out
 

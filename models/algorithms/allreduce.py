@@ -19,12 +19,21 @@ from models.algorithms.allgather import (
     wrht_fill,
     wrht_levels_by_rule,
     wrht_refusal,
+    wrht_sketches,
+    wrht_stages,
     wrht_tree,
 )
-from models.algorithms.base import Algorithm, Collective, Params, ParamSpec, int_param
+from models.algorithms.base import (
+    Algorithm,
+    Collective,
+    Params,
+    ParamSpec,
+    StageSketch,
+    int_param,
+)
 from models.closed_forms import ClosedForm
 from models.ring import Ring
-from models.stage import Reduction, Schedule, StageFlow, frozen
+from models.stage import Reduction, Schedule, Stage, StageFlow, frozen
 
 
 def _schedule(ring: Ring, chunks: int, flows: list[StageFlow]) -> Schedule:
@@ -261,6 +270,14 @@ class WrhtAllReduce(Algorithm):
 
     def shape_candidates(self, ring: Ring) -> Iterator[Params]:
         yield from wrht_candidates(ring)
+
+    def stages(self, ring: Ring, params: Params) -> list[Stage]:
+        """One lightpath per pair of the tree, built from its arrays (tests: equal to the
+        schedule's)."""
+        return wrht_stages(ring, params, reduce=True)
+
+    def stage_sketches(self, ring: Ring, params: Params) -> list[StageSketch]:
+        return wrht_sketches(ring, params, reduce=True)
 
     def schedule(self, ring: Ring, params: Params) -> Schedule:
         n, m = ring.nodes, int_param(params, "group")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
@@ -12,7 +12,7 @@ from models.closed_forms import ClosedForm, Formula
 from models.dataflow import MessageCounts
 from models.errors import AlgorithmRefusedError, InvalidInputError, UnknownParameterError
 from models.ring import Ring
-from models.stage import Schedule, Stage
+from models.stage import IntArray, Schedule, Stage
 
 
 class Collective(StrEnum):
@@ -45,6 +45,26 @@ class ShapeMode(StrEnum):
 
 ParamValue = int | tuple[int, ...]
 Params = dict[str, ParamValue]
+
+
+@dataclass(frozen=True, eq=False)
+class StageSketch:
+    """A stage as the shape search bounds it, without listing every demand: either `stage`
+    itself (small stages), `build` (a stage built only when its bound is not known yet: the
+    search stops building a candidate's stages once the ones it has rule it out), or a
+    **translated all-to-all**: every node of `positions` sends
+    `weights[i]` unit lightpaths to every other one, and the stage is the union of that set
+    moved by each of `offsets` (an OpTree stage: one column of sibling positions, at every
+    position of every group; WRHT's representatives: one set, offset 0). Two sketches of one
+    ring with equal `key` are the same stage, so their bound is computed once."""
+
+    key: Hashable
+    pieces: int = 1
+    stage: Stage | None = None
+    build: Callable[[], Stage] | None = None
+    positions: IntArray | None = None
+    weights: IntArray | None = None
+    offsets: IntArray | None = None
 
 
 class Algorithm(ABC):
@@ -120,6 +140,12 @@ class Algorithm(ABC):
         """For families whose every lightpath stage is a uniform shift (TRA, TRA2): per such
         stage (shift, lightpaths per node), so the shape search can bound it without building
         it; None otherwise."""
+        return None
+
+    def stage_sketches(self, ring: Ring, params: Params) -> list[StageSketch] | None:
+        """The stages of `stages` as sketches the shape search can bound without building
+        the large ones (tests: their bounds equal the built stages'); None when the family
+        has none (the search then builds the stages)."""
         return None
 
     def message_counts(self, ring: Ring, params: Params) -> tuple[MessageCounts, str] | None:

@@ -64,3 +64,43 @@ class Holdings:
                 arrived[r[starts]] |= np.bitwise_or.reduceat(packed, starts, axis=0)
             self.has |= np.unpackbits(arrived, axis=1, count=nodes).astype(bool)
         return counts
+
+
+class PackedHoldings:
+    """`Holdings.stage_counts` on bits: row i holds node i's items as N / 64 words, so a
+    pair's new items are a popcount of 64-bit words (about 8x less memory and work than
+    booleans). Copies are cheap (2 MiB at N = 4096): OpTree's padded trees that share a
+    prefix of levels start from the holdings after it."""
+
+    def __init__(self, nodes: int, bits: npt.NDArray[np.uint64] | None = None) -> None:
+        self.nodes = nodes
+        if bits is None:
+            words = -(-nodes // 64)
+            bits = np.zeros((nodes, words), dtype=np.uint64)
+            index = np.arange(nodes)
+            bits[index, index // 64] = np.left_shift(np.uint64(1), (index % 64).astype(np.uint64))
+        self.bits = bits
+
+    def copy(self) -> PackedHoldings:
+        return PackedHoldings(self.nodes, self.bits.copy())
+
+    def stage_counts(
+        self, senders: npt.ArrayLike, receivers: npt.ArrayLike
+    ) -> npt.NDArray[np.int64]:
+        """Per pair, the items the sender holds that the receiver lacks (all read before any
+        arrives); then every receiver holds what its senders held."""
+        s_all = np.asarray(senders, dtype=np.int64)
+        r_all = np.asarray(receivers, dtype=np.int64)
+        counts = np.zeros(len(s_all), dtype=np.int64)
+        for lo in range(0, len(s_all), _PAIR_BATCH * 4):
+            s = s_all[lo : lo + _PAIR_BATCH * 4]
+            r = r_all[lo : lo + _PAIR_BATCH * 4]
+            new = self.bits[s] & ~self.bits[r]
+            counts[lo : lo + len(s)] = np.bitwise_count(new).sum(axis=1, dtype=np.int64)
+        if len(s_all):
+            order = np.argsort(r_all, kind="stable")
+            s_sorted, r_sorted = s_all[order], r_all[order]
+            starts = np.flatnonzero(np.r_[True, r_sorted[1:] != r_sorted[:-1]])
+            arrived = np.bitwise_or.reduceat(self.bits[s_sorted], starts, axis=0)
+            self.bits[r_sorted[starts]] |= arrived
+        return counts

@@ -7,10 +7,12 @@ import pytest
 from models.algorithms.base import Algorithm
 from models.algorithms.catalog import get_algorithm
 from models.errors import AlgorithmRefusedError
+from models.optics import OpticalParameters
 from models.ring import Hardware, Ring
+from solver.feasibility import evaluate_plan
 from solver.outcome import SolveOptions
 from solver.plan import AlgorithmPlan, StageCache, plan_algorithm
-from solver.shape_search import search_best_shape
+from solver.shape_search import OpticsTarget, search_best_shape
 
 SIZES = (256.0, 1048576.0)  # a latency-bound and a bandwidth-bound message
 CASES = [
@@ -78,3 +80,96 @@ def test_a_tiny_budget_cuts_the_search_and_says_so() -> None:
     assert not found.report.exhaustive
     assert "budget" in found.report.note
     assert found.plan is paper  # nothing beat the incumbent in no time
+
+
+OPTICS = OpticalParameters(pass_loss_db_per_node=1.5)  # reach: 5 hops (eq. 6)
+FEASIBLE_CASES = [
+    ("allgather", "optree", 16, 2),
+    ("allgather", "wrht", 20, 2),
+    ("allreduce", "hring", 24, 2),
+    ("allreduce", "wrht", 16, 2),
+    ("alltoall", "tra", 16, 2),
+]
+
+
+def _brute_feasible(
+    algorithm: Algorithm, ring: Ring, target: OpticsTarget
+) -> list[tuple[AlgorithmPlan, int | None]]:
+    """Every candidate's feasible version: freely routed when its optics pass, else routed
+    within each hop limit (loosest first) until they pass."""
+    out: list[tuple[AlgorithmPlan, int | None]] = []
+    for raw in algorithm.shape_candidates(ring):
+        try:
+            params = algorithm.resolve(ring, raw)
+        except AlgorithmRefusedError:
+            continue
+        plan = plan_algorithm(algorithm, ring, params, SIZES, Hardware())
+        if evaluate_plan(plan, target.params).feasible:
+            out.append((plan, None))
+            continue
+        for hops in target.hop_limits:
+            try:
+                limited = plan_algorithm(
+                    algorithm, ring, params, SIZES, Hardware(), SolveOptions(max_hops=hops)
+                )
+            except AlgorithmRefusedError:
+                continue
+            if evaluate_plan(limited, target.params).feasible:
+                out.append((limited, hops))
+                break
+    return out
+
+
+@pytest.mark.parametrize("collective,name,n,w", FEASIBLE_CASES)
+def test_feasible_best_agrees_with_brute_force_and_is_feasible(
+    collective: str, name: str, n: int, w: int
+) -> None:
+    algorithm = get_algorithm(collective, name)
+    ring = Ring(n, 1, w)
+    target = OpticsTarget.of(OPTICS)
+    assert target.reach == 5
+    every = _brute_feasible(algorithm, ring, target)
+    cache = StageCache()
+    paper = plan_algorithm(
+        algorithm, ring, algorithm.paper_shape(ring), SIZES, Hardware(), None, None, cache
+    )
+    found = search_best_shape(
+        algorithm, ring, SIZES, Hardware(), SolveOptions(), 120.0, paper, cache, target
+    )
+    assert found.report.exhaustive
+    for i, _ in enumerate(SIZES):
+        got = found.feasible_by_message[i]
+        if not every:
+            assert got is None
+            continue
+        assert got is not None
+        best = min((p.timings[i].time_s, p.true_steps) for p, _ in every)
+        assert (got.plan.timings[i].time_s, got.plan.true_steps) == pytest.approx(best, rel=1e-12)
+        assert evaluate_plan(got.plan, OPTICS).feasible
+        if got.hop_limit is not None:
+            longest = max(
+                int(s.result.assignment.lightpaths(ring, s.stage)["hops"].max())
+                for s in got.plan.stages
+            )
+            assert longest <= got.hop_limit
+    # the regardless-of-optics winner is unchanged by looking for feasible shapes
+    plain = search_best_shape(algorithm, ring, SIZES, Hardware(), SolveOptions(), 120.0, paper)
+    for i, _ in enumerate(SIZES):
+        a, b = plain.by_message[i], found.by_message[i]
+        assert (a.timings[i].time_s, a.true_steps) == pytest.approx(
+            (b.timings[i].time_s, b.true_steps), rel=1e-12
+        )
+
+
+def test_a_family_without_a_feasible_shape_reports_none() -> None:
+    """OSM at N = 32 with a 5-hop reach needs 16-hop lightpaths: no shape is feasible, and
+    the search says so without routing it within the limit."""
+    algorithm = get_algorithm("allgather", "osm")
+    ring = Ring(32, 1, 2)
+    paper = plan_algorithm(algorithm, ring, algorithm.paper_shape(ring), SIZES, Hardware())
+    target = OpticsTarget.of(OPTICS)
+    found = search_best_shape(
+        algorithm, ring, SIZES, Hardware(), SolveOptions(), 60.0, paper, None, target
+    )
+    assert found.feasible is None
+    assert found.report.exhaustive
