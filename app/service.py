@@ -167,9 +167,9 @@ def reproduce(
     `out/cache.json`) and, with `database_url`, from the database's plan summaries (what
     queued reproductions share); new ones are added to both."""
     from app.persistence.store import Reproduction
-    from app.presentation.report import write_report
-    from app.reproduce import PlanCache
-    from app.reproduce import reproduce as build_sections
+    from app.reproduction import PlanCache
+    from app.reproduction import reproduce as build_sections
+    from app.reproduction.writer import write_report
 
     started = time.monotonic()
     out.mkdir(parents=True, exist_ok=True)

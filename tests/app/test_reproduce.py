@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from app.cli import cli
-from app.presentation.report import write_report
-from app.reproduce import Chart, PlanCache, Section, Series, Table
+from app.reproduction import Chart, PlanCache, Section, Series, Table
+from app.reproduction.writer import write_report
 from models.closed_forms import Unit, ring_allgather_steps
 from models.findings import Printed, Verdict, finding
 from models.ring import Ring
@@ -143,7 +143,7 @@ def test_a_plan_cache_with_a_store_solves_each_request_once(
     def no_solve(*args: object) -> None:
         raise AssertionError("solved again")
 
-    monkeypatch.setattr("app.reproduce._solve", no_solve)
+    monkeypatch.setattr("app.reproduction.plans._solve", no_solve)
     again = PlanCache(tmp_path / "cache.json", store).plan("allgather", "ring", Ring(8, 1, 2))
     assert again == first
     assert json.loads((tmp_path / "cache.json").read_text()) != {}  # copied to the file too

@@ -14,7 +14,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from app.presentation.plots import render
-from app.reproduce import Chart, Section, Table
+from app.reproduction.base import Chart, Section, Table
 from app.schemas.results import FindingResult
 from models.findings import Finding
 

@@ -1,0 +1,227 @@
+"""OpTree journal: Table 1, the depth sweep (Fig. 4, Sec. V-B, Lemma 3, eqs. 1 and 4), Tables 2
+and 3 and Figs. 5 to 7."""
+
+from __future__ import annotations
+
+from app.reproduction.base import Chart, Section, Series, Table
+from app.reproduction.common import (
+    BEST_SHAPE_BUDGET_S,
+    ONE_STAGE_LIMIT,
+    REDUCTION_TOLERANCE,
+    average_reduction_pct,
+    printed_of,
+    printed_steps,
+    reduction_of_formulas,
+)
+from app.reproduction.plans import PlanCache, Summary, claimed_time_s, true_time_s
+from models.algorithms.catalog import get_algorithm
+from models.closed_forms import Unit, optree_k_star, optree_max_path_hops, optree_steps
+from models.findings import Printed, finding
+from models.ring import Ring
+
+TITLE = "OpTree journal: Table 1 and the depth sweep (Sec. V-B, Lemma 3, eq. 4)"
+TEXT = (
+    "Table 1 at N = 1024, w = 64: printed steps, the closed form as printed, and the true "
+    "steps of each algorithm at the paper's shape (certified RWA per stage). The depth "
+    "sweep solves OpTree at every depth k (the most balanced factorisation of N with k "
+    "levels) and compares eq. (1) at k, the best depth found and Lemma 3's k*. Eq. (4)'s "
+    "L_max is compared with the longest lightpath of the solved plan."
+)
+STEP_COLUMNS = {
+    "algorithm": "the paper's algorithm, at the shape its formulas choose",
+    "printed": "steps as printed in the table",
+    "formula": "the paper's closed form evaluated as printed (the case its rule selects)",
+    "true": "true steps: certified RWA of every stage of the schedule",
+    "lower_bound": "rwaopt's proven lower bound on the steps of that schedule",
+    "verdict": "computed: models.findings.verdict",
+    "best_true": "true steps of the best shape of the family (full reports only)",
+    "best_shape": "that best shape",
+}
+
+
+def table1() -> Table:
+    return Table.of("optree_journal_table1", "Table 1 (N = 1024, w = 64)", STEP_COLUMNS)
+
+
+def reductions_table() -> Table:
+    return Table.of(
+        "optree_reductions",
+        "Tables 2 and 3: OpTree's time reduction (%), printed / closed forms / true",
+        {
+            "table": "Table 2 (per node count, w = 64) or Table 3 (per w, N = 1024)",
+            "against": "the algorithm OpTree is compared with",
+            "nodes": "N",
+            "wavelengths": "w",
+            "printed": "average reduction as printed (%)",
+            "formula": "the same average with the closed forms' steps x slot time (%)",
+            "true": "the same average with true steps x slot time (%)",
+            "verdict": "computed",
+        },
+    )
+
+
+def sweep_table() -> Table:
+    return Table.of(
+        "optree_depth_sweep",
+        "OpTree true steps against depth k (w = 64)",
+        {
+            "nodes": "N",
+            "k": "depth (stages)",
+            "branching": "the most balanced factorisation of N with k levels",
+            "eq1_steps": "Theorem 1, eq. (1) at k (steps)",
+            "true_steps": "true steps of that tree (certified RWA per stage)",
+            "eq4_l_max": "eq. (4): the longest lightpath (hops)",
+            "longest_lightpath": "the longest lightpath of the solved plan (hops)",
+        },
+    )
+
+
+def optree_journal(cache: PlanCache, quick: bool) -> Section:
+    section = Section("optree-journal", TITLE, TEXT)
+    ring = Ring(1024, 1, 64)
+    budget = None if quick else BEST_SHAPE_BUDGET_S
+    printed_steps(cache, section, table1(), "optree-journal", "Table 1", "allgather", budget)
+    for p in printed_of("optree-journal"):
+        if p.quantity == "k_star":
+            section.findings.append(finding(p, optree_k_star(1024), None, "k* is a formula only"))
+    optree = cache.plan("allgather", "optree", ring)
+    k_star = optree_k_star(1024) or 1
+    eq4 = Printed(
+        "OpTree journal",
+        "eq. (4)",
+        "max_path_hops",
+        {"nodes": 1024, "k": k_star},
+        Unit.HOPS,
+        None,
+        "eq. (4): L_max = 1 + (N^(1/k) - 1) N^(1 - 1/k)",
+    )
+    section.findings.append(
+        finding(
+            eq4,
+            optree_max_path_hops(1024, k_star),
+            optree["max_hops"],
+            "the longest lightpath of the solved paper shape (shortest routes: at most N/2)",
+            tolerance=0.0,
+        )
+    )
+    depths = {
+        p.parameters["nodes"]: p for p in printed_of("optree-journal") if p.quantity == "best_depth"
+    }
+    sizes = (256, 512) if quick else (512, 1024, 2048, 4096)
+    sweep = sweep_table()
+    chart = Chart(
+        "optree_depth_sweep",
+        "OpTree: true steps against depth k (w = 64)",
+        "depth k",
+        "steps",
+        [],
+        log_y=True,
+    )
+    for n in sizes:
+        ring = Ring(n, 1, 64)
+        ks, trues = [], []
+        # k = 1 is the one-stage model: N(N - 1) lightpaths in one stage (16.7M at 4096)
+        for k in range(1 if n <= ONE_STAGE_LIMIT else 2, n.bit_length()):
+            params = get_algorithm("allgather", "optree").resolve(ring, {"stages": k})
+            branching = params["branching"]
+            assert isinstance(branching, tuple)
+            summary = cache.plan("allgather", "optree", ring, {"stages": k})
+            eq1 = optree_steps(n, 64, k) if k >= 2 else None
+            l_max = optree_max_path_hops(n, k)
+            sweep.rows.append(
+                [
+                    n,
+                    k,
+                    "x".join(map(str, branching)),
+                    eq1,
+                    summary["true_steps"],
+                    round(l_max, 2),
+                    summary["max_hops"],
+                ]
+            )
+            ks.append(float(k))
+            trues.append(summary["true_steps"])
+            if eq1 is not None:
+                printed = Printed(
+                    "OpTree journal",
+                    "eq. (1)",
+                    "steps",
+                    {"nodes": n, "k": k},
+                    Unit.STEPS,
+                    None,
+                    "Theorem 1, eq. (1) at depth k",
+                )
+                section.findings.append(finding(printed, eq1, summary["true_steps"]))
+        tied = [int(k) for k, t in zip(ks, trues, strict=True) if t == min(trues)]
+        k_star = optree_k_star(n) or 1
+        best_k = min(tied, key=lambda k: (abs(k - k_star), k))  # among ties, nearest k*
+        printed = depths.get(n) or Printed(
+            "OpTree journal",
+            "Fig. 4",
+            "best_depth",
+            {"algorithm": "optree", "nodes": n, "wavelengths": 64},
+            Unit.STAGES,
+            None,
+            "not printed at this N",
+        )
+        note = f"formula: Lemma 3's k*; true: least true steps over every depth (tied: {tied})"
+        section.findings.append(finding(printed, k_star, best_k, note))
+        chart.series.append(Series(f"N = {n}", ks, [float(t) for t in trues]))
+    section.tables.append(sweep)
+    section.charts.append(chart)
+    _optree_reductions(cache, section, quick)
+    return section
+
+
+def _optree_reductions(cache: PlanCache, section: Section, quick: bool) -> None:
+    """Tables 2 and 3: OpTree's time reduction over WRHT, Ring and NE, averaged over the
+    messages of Figs. 6 and 7 (4 to 128 MB), per node count (w = 64) and per wavelength count
+    (N = 1024); formula: the closed forms' steps, true: certified steps, both x the slot time."""
+    table = reductions_table()
+    panels: dict[tuple[str, int, int], dict[str, Summary]] = {}
+    for p in printed_of("optree-journal"):
+        if p.quantity != "time_reduction":
+            continue
+        n, w = p.parameters["nodes"], p.parameters["wavelengths"]
+        if quick and not (n <= 1024 and w in (16, 64)):
+            continue
+        ring = Ring(n, 1, w)
+        sizes = [mib * 2**20 for mib in p.parameters["message_mib"]]
+        optree, other = (
+            cache.plan("allgather", a, ring) for a in ("optree", p.parameters["against"])
+        )
+        true = average_reduction_pct(
+            [true_time_s(optree, m) for m in sizes], [true_time_s(other, m) for m in sizes]
+        )
+        formula = reduction_of_formulas(
+            [claimed_time_s(optree, m) for m in sizes], [claimed_time_s(other, m) for m in sizes]
+        )
+        f = finding(p, formula, true, tolerance=REDUCTION_TOLERANCE)
+        section.findings.append(f)
+        table.rows.append(
+            [p.item, p.parameters["against"], n, w, p.value, formula, true, f.verdict.value]
+        )
+        curves = panels.setdefault((p.item, n, w), {"optree": optree})
+        curves[p.parameters["against"]] = other
+    section.tables.append(table)
+    if ("Table 2", 1024, 64) in panels:  # Fig. 5 (a): small messages at N = 1024
+        small = [kib * 2**10 for kib in (32, 64, 128, 256, 512, 1024)]
+        title = "OpTree journal Fig. 5 (a): N = 1024, w = 64 (true time / OpTree's at 32 KB)"
+        section.charts.append(
+            _time_chart("optree_5_small", title, panels[("Table 2", 1024, 64)], small)
+        )
+    for (item, n, w), curves in panels.items():  # Figs. 6 (per N) and 7 (per w)
+        figure = "Fig. 6" if item == "Table 2" else "Fig. 7"
+        title = f"OpTree journal {figure}: N = {n}, w = {w} (true time / OpTree's at 4 MB)"
+        sizes = [mib * 2**20 for mib in (4, 8, 16, 32, 64, 128)]
+        section.charts.append(_time_chart(f"optree_{figure[-1]}_n{n}_w{w}", title, curves, sizes))
+
+
+def _time_chart(name: str, title: str, curves: dict[str, Summary], sizes: list[int]) -> Chart:
+    """True time against message size per algorithm, normalized by OpTree's first."""
+    base = true_time_s(curves["optree"], sizes[0])
+    chart = Chart(name, title, "message size (bytes)", "normalized time", [], True, True)
+    for algorithm, summary in curves.items():
+        ys = [true_time_s(summary, m) / base for m in sizes]
+        chart.series.append(Series(algorithm, [float(m) for m in sizes], ys))
+    return chart
