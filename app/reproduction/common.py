@@ -9,7 +9,8 @@ from app.reproduction.base import Chart, Section, Series, Table
 from app.reproduction.plans import PlanCache, Summary
 from app.schemas.results import ParameterValues
 from models.algorithms.base import Algorithm
-from models.findings import Finding, Printed, finding, load_printed
+from models.algorithms.catalog import get_algorithm
+from models.findings import Finding, Printed, finding, load_printed, matches_printed
 from models.ring import Hardware, Ring
 from models.timing import slot_time_s
 
@@ -20,9 +21,6 @@ ONE_STAGE_LIMIT = 1024  # the one-stage model (N(N - 1) lightpaths) is solved up
 def average_reduction_pct(faster: list[float], slower: list[float]) -> float:
     """Mean over the cases of (T_slower - T_faster) / T_slower, in percent."""
     return 100 * sum((s - f) / s for f, s in zip(faster, slower, strict=True)) / len(faster)
-
-
-REDUCTION_TOLERANCE = 0.02  # relative: the papers' averages come from their simulators
 
 
 def reduction_of_formulas(faster: list[float | None], slower: list[float | None]) -> float | None:
@@ -139,11 +137,42 @@ def normalized_charts(
     return charts
 
 
-def formula_time(algorithm: Algorithm, ring: Ring, message_bytes: float) -> float | None:
-    """The closed form's steps x slot time, without solving (for shapes too large to solve)."""
+def formula_time(
+    algorithm: Algorithm, ring: Ring, message_bytes: float, other_case: bool = False
+) -> float | None:
+    """The closed form's steps x slot time, without solving (for shapes too large to solve);
+    `other_case`: the case of a two-case formula the paper's rule does not select."""
     params = algorithm.paper_shape(ring)
     claim = algorithm.closed_forms(ring, params)[0]
-    if claim.value is None:
+    steps = claim.alternative if other_case else claim.value
+    if steps is None:
         return None
     pieces = algorithm.data_per_message(ring, params)
-    return float(claim.value) * slot_time_s(message_bytes / pieces, Hardware())
+    return float(steps) * slot_time_s(message_bytes / pieces, Hardware())
+
+
+def other_readings(printed: Printed, against: str, ring: Ring, sizes: list[float]) -> list[str]:
+    """For a printed average reduction of OpTree that its closed forms do not give: the
+    wavelength counts near the column's at which the same closed forms do give it, each
+    computed here; none when none does."""
+    if printed.value is None:
+        return []
+    found = []
+    w = ring.wavelengths_per_fiber
+    for w2 in (w // 4, w // 2, 2 * w, 4 * w):
+        value = None if w2 < 1 else formula_reduction(against, Ring(ring.nodes, 1, w2), sizes)
+        if value is not None and matches_printed(printed.value, value, printed.tolerance):
+            found.append(f"the printed value is the closed forms at w = {w2} ({value:.4g} %)")
+    return found
+
+
+def formula_reduction(
+    against: str, ring: Ring, sizes: list[float], other_case: bool = False
+) -> float | None:
+    """OpTree's average reduction over `against` by the closed forms at the paper's shapes
+    (`other_case`: with the other case of `against`'s two-case formula; None without one)."""
+    optree, other = get_algorithm("allgather", "optree"), get_algorithm("allgather", against)
+    return reduction_of_formulas(
+        [formula_time(optree, ring, m) for m in sizes],
+        [formula_time(other, ring, m, other_case) for m in sizes],
+    )

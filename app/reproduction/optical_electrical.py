@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.reproduction.base import Chart, Section, Series, Table
 from app.reproduction.common import claim_finding, printed_of
-from app.reproduction.electrical import optical_against_electrical
+from app.reproduction.electrical import OPTICAL_ELECTRICAL_FAT_TREE, optical_against_electrical
 from app.reproduction.plans import PlanCache
 from models.algorithms.catalog import get_algorithm
 from models.electrical import DNN_WORKLOADS, FatTree
@@ -164,5 +164,7 @@ def optical_electrical(cache: PlanCache, quick: bool) -> Section:
             )
     section.tables.append(dnn)
     dnn_nodes = [128, 256] if quick else [128, 256, 512, 1024]
-    optical_against_electrical(cache, section, "optical-electrical", dnn_nodes)
+    optical_against_electrical(
+        cache, section, "optical-electrical", dnn_nodes, OPTICAL_ELECTRICAL_FAT_TREE
+    )
     return section

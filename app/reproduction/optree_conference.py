@@ -6,7 +6,6 @@ from __future__ import annotations
 from app.reproduction.base import Section, Table
 from app.reproduction.common import (
     ONE_STAGE_LIMIT,
-    REDUCTION_TOLERANCE,
     average_reduction_pct,
     formula_time,
     printed_of,
@@ -76,7 +75,7 @@ def optree_conference(cache: PlanCache, quick: bool) -> Section:
         note = f"grid (N, w): {grid}"
         if not solvable:
             note += f"; the one-stage model is solved up to N = {ONE_STAGE_LIMIT} only"
-        f = finding(p, formula, true, note, tolerance=REDUCTION_TOLERANCE)
+        f = finding(p, formula, true, note)
         section.findings.append(f)
         table.rows.append([other, str(grid), p.value, formula, true, f.verdict.value])
     section.tables.append(table)

@@ -193,9 +193,11 @@ def _tra_radix(cache: PlanCache, section: Section, quick: bool) -> None:
             rounds = algorithm.shift_rounds(ring, algorithm.resolve(ring, {"radix": r})) or []
             costs[r] = (len([x for x in rounds if x[1] > 0]), sum(c for _, c in rounds))
         for ratio in COST_RATIOS:
-            best = min(costs, key=lambda r: (costs[r][0] + ratio * costs[r][1], r))
+            least = min(costs[r][0] + ratio * costs[r][1] for r in costs)
+            tied = [r for r in costs if costs[r][0] + ratio * costs[r][1] == least]
+            best = tied[0]
             note = f"paper's cost model with beta S / alpha = {ratio:g}: K + {ratio:g} D"
-            f = finding(p, rule, best, note, tolerance=0.0)
+            f = finding(p, rule, None, note, model=best, model_kind="cost_model", tied=tied)
             section.findings.append(f)
             table.rows.append(
                 ["cost model", processes, ratio, p.value, rule, best, f.verdict.value]
@@ -215,7 +217,7 @@ def _tra_radix(cache: PlanCache, section: Section, quick: bool) -> None:
     note = "true: least true optical time at 4 MiB per node, searched on certified RWA"
     radix = best["shape"]["radix"]
     assert isinstance(radix, int)
-    f = finding(optical, rule, radix, note, tolerance=0.0)
+    f = finding(optical, rule, radix, note)
     section.findings.append(f)
     table.rows.append(["optical time", nodes, None, None, rule, f.true, f.verdict.value])
     section.tables.append(table)

@@ -6,14 +6,13 @@ from __future__ import annotations
 from app.reproduction.base import Section, Table
 from app.reproduction.common import (
     BEST_SHAPE_BUDGET_S,
-    REDUCTION_TOLERANCE,
     average_reduction_pct,
     normalized_charts,
     printed_of,
     printed_steps,
     reduction_of_formulas,
 )
-from app.reproduction.electrical import optical_against_electrical
+from app.reproduction.electrical import WRHT_FAT_TREE, optical_against_electrical
 from app.reproduction.optree_journal import STEP_COLUMNS
 from app.reproduction.plans import PlanCache, claimed_time_s, true_time_s
 from models.electrical import DNN_WORKLOADS
@@ -87,8 +86,8 @@ def wrht(cache: PlanCache, quick: bool) -> Section:
         true = average_reduction_pct(times["wrht"][0], times[other][0])
         formula = reduction_of_formulas(times["wrht"][1], times[other][1])
         note = "" if not quick else f"quick: N = {nodes} only"
-        section.findings.append(finding(p, formula, true, note, tolerance=REDUCTION_TOLERANCE))
+        section.findings.append(finding(p, formula, true, note))
     optical_against_electrical(
-        cache, section, "wrht", [128, 256] if quick else [128, 256, 512, 1024]
+        cache, section, "wrht", [128, 256] if quick else [128, 256, 512, 1024], WRHT_FAT_TREE
     )
     return section

@@ -57,7 +57,13 @@ def write_report(sections: list[Section], out: Path) -> dict[str, int]:
 
 
 def _finding_json(f: Finding) -> object:
-    return FindingResult.of(f).model_dump(mode="json") | {"extra": f.extra}
+    return FindingResult.of(f).model_dump(mode="json") | {
+        "model": f.model,
+        "model_kind": f.model_kind,
+        "alternative": f.alternative,
+        "tied": list(f.tied),
+        "extra": f.extra,
+    }
 
 
 def _cell(value: Any) -> str:
