@@ -375,23 +375,34 @@ class SynthAllToAll(_Synthesized):
     def schedule(self, ring: Ring, params: Params) -> Schedule:
         """Block by block: block s N + d (piece j: (s N + d) q + j) moves by its digits."""
         n, q = ring.nodes, int_param(params, "pieces")
+        flows = tuple(self.flows(ring, params))
+        return Schedule("alltoall", n, frozen(np.arange(n)), n * n * q, flows, pieces=q)
+
+    def flows(self, ring: Ring, params: Params) -> Iterator[StageFlow]:
+        """The schedule's stages as data, one at a time (a check at N = 4096 holds one stage's
+        moves, not all of them)."""
+        n, q = ring.nodes, int_param(params, "pieces")
         radices = params["radices"]
         assert isinstance(radices, tuple)
         channels = ring.channels_per_direction
         src, dst = np.divmod(np.arange(n * n, dtype=np.int64), n)
         moving = src != dst
         block = np.flatnonzero(moving)
-        where = src[moving].copy()
-        digits = balanced_digits(n, radices)[(dst[moving] - src[moving]) % n]
+        where = src[moving]
+        offset = (dst[moving] - where) % n
+        del src, dst, moving
+        table = balanced_digits(n, radices)
         pieces = np.arange(q, dtype=np.int64)
-        flows: list[StageFlow] = []
         steps_done: dict[int, int] = {}
+        level, column = -1, table[:0, 0]
         for i, stride, cw, ccw in self._moves(ring, params):
+            if i != level:  # one level's digits at a time (all of them: N^2 L integers)
+                level, column = i, table[offset, i]
             lightpaths = max(1, channels // stride)
             per = -(-max(cw, ccw) * q // lightpaths)
             t = steps_done[i] = steps_done.get(i, 0) + 1
-            go_cw = digits[:, i] >= t
-            go_ccw = digits[:, i] <= -t
+            go_cw = column >= t
+            go_ccw = column <= -t
             senders, receivers, data = [], [], []
             for mask, shift in ((go_cw, stride), (go_ccw, -stride)):
                 ids = (block[mask][:, None] * q + pieces).reshape(-1)
@@ -400,10 +411,9 @@ class SynthAllToAll(_Synthesized):
                 receivers.append((from_ + shift) % n)
                 data.append(ids)
                 where[mask] = (where[mask] + shift) % n
-            flows.append(StageFlow.of(np.concatenate(senders), np.concatenate(receivers),
-                                      np.concatenate(data), Reduction.NONE,
-                                      f"all-to-all level {i + 1}", per))
-        return Schedule("alltoall", n, frozen(np.arange(n)), n * n * q, tuple(flows), pieces=q)
+            yield StageFlow.of(np.concatenate(senders), np.concatenate(receivers),
+                               np.concatenate(data), Reduction.NONE,
+                               f"all-to-all level {i + 1}", per)
 
 
 SYNTHESIZED: dict[Collective, Callable[[int | None], Algorithm]] = {

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from models.algorithms.alltoall import TunableRadixAllToAll, TwoLayerTunableRadixAllToAll
 from models.dataflow import simulate
+from models.errors import AlgorithmRefusedError
 from models.relay import relay_lengths
 from models.ring import Direction, Ring
 from models.stage import Stage
@@ -68,11 +69,20 @@ def test_relayed_tra_delivers_at_scale() -> None:
     simulate(algorithm.schedule(ring, algorithm.resolve(ring, {"relay_hops": 80})))
 
 
-@pytest.mark.parametrize("nodes", [2, 5, 9, 16])
-@pytest.mark.parametrize("relay", [1, 2])
+@pytest.mark.parametrize("nodes", range(2, 65))
+@pytest.mark.parametrize("relay", [1, 3])
 def test_relayed_tra2_delivers(nodes: int, relay: int) -> None:
     given = {"processes_per_node": 2, "radix_intra": 2, "radix_inter": 2, "relay_hops": relay}
     check(TwoLayerTunableRadixAllToAll(), Ring(nodes), given)
+
+
+def test_relayed_tra2_delivers_at_scale() -> None:
+    """N = 1024 within the default optics' 80 hops. At N = 4096 TRA2 refuses every shape
+    (N Q^2 D unit lightpaths past its limit even at Q = 1): there is nothing to deliver."""
+    given = {"processes_per_node": 1, "radix_intra": 2, "radix_inter": 32, "relay_hops": 80}
+    check(TwoLayerTunableRadixAllToAll(), Ring(1024), given)
+    with pytest.raises(AlgorithmRefusedError, match="limit"):
+        TwoLayerTunableRadixAllToAll().resolve(Ring(4096), {**given, "radix_inter": 64})
 
 
 def test_a_hop_limit_offers_relays_and_an_enforced_one_drops_the_paper_rounds() -> None:
