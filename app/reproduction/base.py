@@ -60,6 +60,7 @@ class Covered:
     charts: tuple[str, ...] = ()  # chart names, or prefixes ending in "*"
     findings: tuple[str, ...] = ()  # finding items
     not_reproducible: str = ""  # why, when nothing rebuilds it
+    pending: str = ""  # reproducible, but not built yet: what is missing
 
 
 @dataclass

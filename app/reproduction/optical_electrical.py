@@ -3,13 +3,18 @@
 
 from __future__ import annotations
 
-from app.reproduction.base import Chart, Section, Series, Table
-from app.reproduction.common import claim_finding, printed_of
-from app.reproduction.electrical import OPTICAL_ELECTRICAL_FAT_TREE, optical_against_electrical
+from app.reproduction.base import Chart, Covered, Section, Series, Table
+from app.reproduction.common import claim_finding, formula_time, printed_of
+from app.reproduction.electrical import (
+    OPTICAL_ELECTRICAL_FAT_TREE,
+    optical_against_electrical,
+    platform,
+)
 from app.reproduction.plans import PlanCache
 from models.algorithms.catalog import get_algorithm
+from models.closed_forms import Unit
 from models.electrical import DNN_WORKLOADS, FatTree
-from models.findings import finding
+from models.findings import Printed, finding
 from models.ring import Ring
 from solver.electrical import compare
 from solver.plan import plan_algorithm
@@ -19,6 +24,50 @@ TEXT = (
     "Ring and RD on the optical ring (true steps) and on the electrical fat-tree (Table 1, "
     "Hockney eqs. 8-9, SimGrid), across message sizes and node counts for the four DNNs."
 )
+
+
+PLATFORM = (
+    "Table 2: optical ring, 64 wavelengths, 40 Gbps per wavelength, 25 us MRR "
+    "reconfiguration; electrical: " + platform(OPTICAL_ELECTRICAL_FAT_TREE)
+)
+COVERAGE = [
+    Covered(
+        "Fig. 1, 2",
+        "the electrical and optical architectures",
+        not_reproducible="architecture diagrams",
+    ),
+    Covered("Fig. 3", "Ring and RD on 4 nodes", not_reproducible="a drawing of the schedules"),
+    Covered(
+        "Table 1",
+        "steps of Ring and RD, optical and electrical",
+        tables=("optical_electrical_steps",),
+        findings=("Table 1", "Sec. 4.2"),
+    ),
+    Covered(
+        "Table 2",
+        "the simulated platforms",
+        not_reproducible="parameters: used as stated (the platform line above)",
+    ),
+    Covered(
+        "Fig. 4",
+        "time against message size at N = 1024; the crossover sizes",
+        tables=("optical_electrical_sizes",),
+        charts=("optical_electrical_sizes",),
+        findings=("Fig. 4",),
+    ),
+    Covered(
+        "Fig. 5",
+        "time per DNN against N, optical against electrical; the averages",
+        tables=("optical_electrical_reduction",),
+        charts=("optical-electrical_vs_electrical_*",),
+        findings=("Sec. 5, Fig. 5",),
+    ),
+    Covered(
+        "Fig. 6",
+        "Ring and RD against the number of wavelengths (N = 1024)",
+        pending="Ring and RD solved at w = 8 to 128, N = 1024, against eqs. (6) and (7)",
+    ),
+]
 
 
 def steps_table() -> Table:
@@ -72,7 +121,7 @@ def dnn_table() -> Table:
 
 
 def optical_electrical(cache: PlanCache, quick: bool) -> Section:
-    section = Section("optical-electrical", TITLE, TEXT)
+    section = Section("optical-electrical", TITLE, TEXT, PLATFORM, coverage=COVERAGE)
     steps = steps_table()
     for p in printed_of("optical-electrical"):
         if p.quantity != "steps":
@@ -135,6 +184,8 @@ def optical_electrical(cache: PlanCache, quick: bool) -> Section:
             ):
                 chart.series.append(Series(label, list(sizes), ys))
     section.tables.append(crossing)
+    if 1024 in nodes:
+        _crossovers(section, crossing, sizes)
     section.charts.append(chart)
     dnn = dnn_table()
     for workload in DNN_WORKLOADS.values():
@@ -168,3 +219,68 @@ def optical_electrical(cache: PlanCache, quick: bool) -> Section:
         cache, section, "optical-electrical", dnn_nodes, OPTICAL_ELECTRICAL_FAT_TREE
     )
     return section
+
+
+# Sec. 5.2 (Fig. 4): "Ring all-reduce outperforms RD when the data transfer size exceeds 64MB
+# and 1024MB" (optical, electrical; N = 1024, sizes 16 MB to 16 GB).
+PRINTED_CROSSOVER_BYTES = {"optical": 64e6, "electrical": 1024e6}
+
+
+def _last_rd_win(
+    sizes: list[float], ring_s: list[float | None], rd_s: list[float | None]
+) -> float | None:
+    """The largest size of the grid at which RD is not slower than Ring, if Ring wins at every
+    larger one (the paper's "Ring outperforms RD when the size exceeds it")."""
+    if any(t is None for t in [*ring_s, *rd_s]):
+        return None
+    last = None
+    for size, ring, rd in zip(sizes, ring_s, rd_s, strict=True):
+        assert ring is not None and rd is not None
+        if rd <= ring:
+            last = size
+    return last
+
+
+def _crossovers(section: Section, table: Table, sizes: list[float]) -> None:
+    """Fig. 4's crossover sizes at N = 1024: optical by the closed forms (eqs. 6-7) and by true
+    steps; electrical by Hockney (eqs. 8-9) and by SimGrid (a model value)."""
+    rows = [r for r in table.rows if r[0] == 1024]
+    at = {c: table.columns.index(c) for c in table.columns}
+    ring = Ring(1024, 1, 64)
+    formula_ring = [formula_time(get_algorithm("allreduce", "ring"), ring, s) for s in sizes]
+    formula_rd = [formula_time(get_algorithm("allreduce", "rd"), ring, s) for s in sizes]
+    column = {c: [r[at[c]] for r in rows] for c in at}
+    values = {
+        "optical": (
+            _last_rd_win(sizes, formula_ring, formula_rd),
+            _last_rd_win(sizes, column["o_ring_s"], column["o_rd_s"]),
+            None,
+        ),
+        "electrical": (
+            _last_rd_win(sizes, column["e_ring_hockney_s"], column["e_rd_hockney_s"]),
+            None,
+            _last_rd_win(sizes, column["e_ring_simulated_s"], column["e_rd_simulated_s"]),
+        ),
+    }
+    for network, printed_bytes in PRINTED_CROSSOVER_BYTES.items():
+        formula, true, simulated = values[network]
+        p = Printed(
+            "Optical vs electrical",
+            "Fig. 4",
+            "crossover_bytes",
+            {"network": network, "nodes": 1024, "wavelengths": 64},
+            Unit.NODES,
+            printed_bytes,
+            "Sec. 5.2 and conclusion 1 (text after Fig. 5): Ring outperforms RD above it",
+        )
+        note = "the largest size of the grid (16 MB to 16 GB) at which RD is not slower"
+        section.findings.append(
+            finding(
+                p,
+                formula,
+                true,
+                note,
+                model=simulated,
+                model_kind=None if simulated is None else "simulated",
+            )
+        )

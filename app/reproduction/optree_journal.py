@@ -3,7 +3,7 @@ and 3 and Figs. 5 to 7."""
 
 from __future__ import annotations
 
-from app.reproduction.base import Chart, Section, Series, Table
+from app.reproduction.base import Chart, Covered, Section, Series, Table
 from app.reproduction.common import (
     BEST_SHAPE_BUDGET_S,
     ONE_STAGE_LIMIT,
@@ -38,6 +38,64 @@ STEP_COLUMNS = {
     "best_true": "true steps of the best shape of the family (full reports only)",
     "best_shape": "that best shape",
 }
+
+
+PLATFORM = (
+    "the paper's optical ring (TeraRack, Sec. V-A): 40 Gbps per wavelength, 25 us MRR "
+    "reconfiguration per step, w = 64 unless a table varies it; true steps by certified RWA "
+    "(SPEC section 3 time model)"
+)
+COVERAGE = [
+    Covered(
+        "Fig. 1",
+        "the optical interconnect (TeraRack node, double ring)",
+        not_reproducible="an architecture diagram: no number to rebuild",
+    ),
+    Covered(
+        "Fig. 2",
+        "motivation example: 16 nodes, w = 2, one-stage against 2- and 3-stage trees",
+        pending="the printed 16 steps (one stage) and the 4-ary tree's stages, solved at "
+        "N = 16, w = 2 (the 3-stage '3-ary' tree's printed stage terms need 18 leaves)",
+    ),
+    Covered(
+        "Fig. 3",
+        "OpTree's process (a drawing of the stages)",
+        not_reproducible="a drawing of the algorithm: its schedule is what rwaopt solves",
+    ),
+    Covered(
+        "Table 1",
+        "steps of Ring, NE, WRHT, OSM and OpTree at N = 1024, w = 64",
+        tables=("optree_journal_table1",),
+        findings=("Table 1",),
+    ),
+    Covered(
+        "Fig. 4",
+        "time against depth k, N = 512 to 4096; the best depth",
+        tables=("optree_depth_sweep",),
+        charts=("optree_depth_sweep",),
+        findings=("Fig. 4", "eq. (1)"),
+    ),
+    Covered("Eq. (4)", "the longest lightpath L_max", findings=("eq. (4)",)),
+    Covered(
+        "Fig. 5",
+        "time against message size at N = 1024 ((a) small messages)",
+        charts=("optree_5_small",),
+    ),
+    Covered("Fig. 6", "time against message size per node count", charts=("optree_6_*",)),
+    Covered("Fig. 7", "time against message size per wavelength count", charts=("optree_7_*",)),
+    Covered(
+        "Table 2",
+        "OpTree's average reduction per node count",
+        tables=("optree_reductions",),
+        findings=("Table 2",),
+    ),
+    Covered(
+        "Table 3",
+        "OpTree's average reduction per wavelength count",
+        tables=("optree_reductions",),
+        findings=("Table 3",),
+    ),
+]
 
 
 def table1() -> Table:
@@ -78,7 +136,7 @@ def sweep_table() -> Table:
 
 
 def optree_journal(cache: PlanCache, quick: bool) -> Section:
-    section = Section("optree-journal", TITLE, TEXT)
+    section = Section("optree-journal", TITLE, TEXT, PLATFORM, coverage=COVERAGE)
     ring = Ring(1024, 1, 64)
     budget = None if quick else BEST_SHAPE_BUDGET_S
     printed_steps(cache, section, table1(), "optree-journal", "Table 1", "allgather", budget)
@@ -111,15 +169,19 @@ def optree_journal(cache: PlanCache, quick: bool) -> Section:
     sweep = sweep_table()
     chart = Chart(
         "optree_depth_sweep",
-        "OpTree: true steps against depth k (w = 64)",
-        "depth k",
+        "OpTree Fig. 4: steps against depth k (w = 64): true (solid), eq. (1) (dashed), "
+        "Lemma 3's k* (star)",
+        "depth k (stages)",
         "steps",
         [],
-        log_y=True,
+        note="solid: true steps of the most balanced tree of depth k; dashed: Theorem 1's "
+        "eq. (1) at k; star: Lemma 3's k* on the true curve. The paper plots time, which is "
+        "steps x slot time at a fixed message.",
     )
     for n in sizes:
         ring = Ring(n, 1, 64)
         ks, trues = [], []
+        eq1s: list[int | None] = []
         # k = 1 is the one-stage model: N(N - 1) lightpaths in one stage (16.7M at 4096)
         for k in range(1 if n <= ONE_STAGE_LIMIT else 2, n.bit_length()):
             params = get_algorithm("allgather", "optree").resolve(ring, {"stages": k})
@@ -127,6 +189,7 @@ def optree_journal(cache: PlanCache, quick: bool) -> Section:
             assert isinstance(branching, tuple)
             summary = cache.plan("allgather", "optree", ring, {"stages": k})
             eq1 = optree_steps(n, 64, k) if k >= 2 else None
+            eq1s.append(eq1)
             l_max = optree_max_path_hops(n, k)
             sweep.rows.append(
                 [
@@ -166,7 +229,19 @@ def optree_journal(cache: PlanCache, quick: bool) -> Section:
         )
         note = "formula: Lemma 3's k*; true: the depths of least true steps over every depth"
         section.findings.append(finding(printed, k_star, best_k, note, tied=tied))
-        chart.series.append(Series(f"N = {n}", ks, [float(t) for t in trues]))
+        chart.series.append(Series(f"N = {n}: true", ks, [float(t) for t in trues]))
+        eq1_points = [(k, float(e)) for k, e in zip(ks, eq1s, strict=True) if e is not None]
+        chart.series.append(
+            Series(
+                f"N = {n}: eq. (1)",
+                [k for k, _ in eq1_points],
+                [e for _, e in eq1_points],
+                "--",
+            )
+        )
+        if float(k_star) in ks:
+            at = trues[ks.index(float(k_star))]
+            chart.series.append(Series(f"N = {n}: k* = {k_star}", [k_star], [at], "*"))
     section.tables.append(sweep)
     section.charts.append(chart)
     _optree_reductions(cache, section, quick)

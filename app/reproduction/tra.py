@@ -3,7 +3,7 @@ sqrt(P) radix rule, and what Sec. V states of its measurements."""
 
 from __future__ import annotations
 
-from app.reproduction.base import Section, Table
+from app.reproduction.base import Chart, Covered, Section, Series, Table
 from app.reproduction.common import BEST_SHAPE_BUDGET_S, printed_of
 from app.reproduction.plans import PlanCache, true_time_s
 from models.algorithms.catalog import get_algorithm
@@ -18,6 +18,60 @@ TEXT = (
     "on the schedule's rounds (each round a uniform shift; equal to block-by-block counts "
     "on simulated schedules, tests/models/test_shapes.py)."
 )
+
+
+PLATFORM = (
+    "K and D are counts (no platform); the radix rule under the paper's cost model alpha K + "
+    "beta S D at stated beta S / alpha; Theta and Polaris measurements are not repeatable here"
+)
+THETA = "measured on Theta (Cray XC40, MPI): rwaopt models optical rings, not that machine"
+COVERAGE = [
+    Covered(
+        "Fig. 1-3",
+        "TRA's rounds for (r, P) = (3, 8), (3, 9), (3, 11)",
+        not_reproducible="drawings of the schedule; its K and D are counted in the table",
+    ),
+    Covered(
+        "Sec. III-B",
+        "K and D at P = 16384 and the sqrt(P) rule",
+        tables=("tra_k_d",),
+        findings=("Sec. III-B",),
+    ),
+    Covered(
+        "Fig. 4",
+        "K and D against the radix r (mathematical simulation)",
+        tables=("tra_k_d_against_r",),
+        charts=("tra_fig4",),
+    ),
+    Covered(
+        "Fig. 5-7",
+        "TRA2's intra- and inter-node patterns",
+        not_reproducible="drawings of the schedule",
+    ),
+    Covered(
+        "Fig. 8",
+        "TRA's time against r on Theta; the best r marked",
+        tables=("tra_radix",),
+        findings=("Fig. 8", "Fig. 8 (b)"),
+    ),
+    Covered(
+        "Fig. 9",
+        "TRA2's time against r1, r2 on Theta",
+        tables=("tra_measured",),
+        findings=("Fig. 9 (c)", "Fig. 9 (l)"),
+    ),
+    Covered("Fig. 10", "TRA, TRA2 and MPI_Alltoall on Theta", not_reproducible=THETA),
+    Covered(
+        "Fig. 11, 12",
+        "the same on Polaris",
+        not_reproducible="measured on Polaris: not repeatable here",
+    ),
+    Covered(
+        "Fig. 13",
+        "a complex DFT's all-to-all and compute time",
+        not_reproducible="an application measurement (compute time): no model of it here",
+    ),
+]
 
 
 def k_d_table() -> Table:
@@ -103,7 +157,7 @@ def _tra_points(quick: bool) -> list[tuple[int, int]]:
 
 
 def tra(cache: PlanCache, quick: bool) -> Section:
-    section = Section("tra", TITLE, TEXT)
+    section = Section("tra", TITLE, TEXT, PLATFORM, coverage=COVERAGE)
     table = k_d_table()
     printed = [p for p in printed_of("tra") if p.quantity in ("rounds", "blocks_sent_per_process")]
     stated = {(p.quantity, p.parameters["processes"], p.parameters["radix"]) for p in printed}
@@ -137,6 +191,7 @@ def tra(cache: PlanCache, quick: bool) -> Section:
             [p.quantity, processes, radix, p.value, formula, counted, counted_on, f.verdict.value]
         )
     section.tables.append(table)
+    _fig4(section)
     _tra_radix(cache, section, quick)
     _tra_measured(cache, section, quick)
     return section
@@ -224,3 +279,57 @@ def _tra_radix(cache: PlanCache, section: Section, quick: bool) -> None:
 
 
 COST_RATIOS = (0.01, 1.0, 100.0)  # beta S / alpha: latency-bound to bandwidth-bound blocks
+
+
+FIG4_PROCESSES = (64, 1024)  # Fig. 4 prints no P; two sizes show the trade-off
+
+
+def _fig4(section: Section) -> None:
+    """Fig. 4: K and D against the radix r, by Propositions 1-4 and counted on TRA's rounds
+    (K: rounds that send; D: blocks a process sends over them), every r from 2 to P."""
+    algorithm = get_algorithm("alltoall", "tra")
+    table = Table.of(
+        "tra_k_d_against_r",
+        "Fig. 4: K and D against the radix r (powers of two and sqrt(P) shown; the figure "
+        "has every r)",
+        {
+            "processes": "P",
+            "radix": "r",
+            "k_formula": "K by Propositions 1 and 3 (rounds)",
+            "k_counted": "K counted on TRA's rounds",
+            "d_formula": "D by Propositions 2 and 4 (blocks a process sends)",
+            "d_counted": "D counted on TRA's rounds",
+        },
+    )
+    chart = Chart(
+        "tra_fig4",
+        "TRA Fig. 4: K (rounds) and D (blocks sent per process) against the radix r",
+        "radix r",
+        "count",
+        [],
+        log_x=True,
+        log_y=True,
+        note="lines: Propositions 1-4; markers: counted on the rounds. The paper's figure "
+        "has no labelled values to transcribe.",
+    )
+    for processes in FIG4_PROCESSES:
+        ring = Ring(processes)
+        radices = list(range(2, processes + 1))
+        ks, ds, kf, df = [], [], [], []
+        for r in radices:
+            rounds = algorithm.shift_rounds(ring, algorithm.resolve(ring, {"radix": r})) or []
+            ks.append(float(len([x for x in rounds if x[1] > 0])))
+            ds.append(float(sum(c for _, c in rounds)))
+            kf.append(float(tra_rounds(processes, r)))
+            df.append(float(tra_blocks(processes, r)))
+            if r & (r - 1) == 0 or r == tra_optimal_radix(processes):
+                table.rows.append([processes, r, kf[-1], ks[-1], df[-1], ds[-1]])
+        xs = [float(r) for r in radices]
+        chart.series += [
+            Series(f"K, P = {processes}", xs, kf, "-"),
+            Series(f"K counted, P = {processes}", xs[::7], ks[::7], "o"),
+            Series(f"D, P = {processes}", xs, df, "--"),
+            Series(f"D counted, P = {processes}", xs[::7], ds[::7], "x"),
+        ]
+    section.tables.append(table)
+    section.charts.append(chart)
