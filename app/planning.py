@@ -8,7 +8,7 @@ which `app.schemas.results` turns into the answer.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from app.schemas.requests import DEFAULT_SEARCH_BUDGET_S, PlanRequest
@@ -28,6 +28,7 @@ from models.ring import Hardware, Ring
 from solver.catalog import Limits, algorithms, get_algorithm
 from solver.electrical_sim import NetworkModel
 from solver.feasibility import PlanOptics, evaluate_plan
+from solver.memory import estimate_mb, largest_nodes_within
 from solver.optimal import OptimalSchedule
 from solver.outcome import Method, SolveOptions
 from solver.plan import AlgorithmPlan, ProgressCallback, StageCache, plan_algorithm
@@ -104,6 +105,37 @@ class PlannedAlgorithm:
     max_hops: int | None = None
     unconstrained_steps: int | None = None
     achievable: tuple[AchievableBound, ...] = ()  # the bound it is measured against, per size
+
+
+def check_memory(collective: Collective, nodes: int, choices: Sequence[AlgorithmChoice]) -> None:
+    """Refuse up front (LimitExceededError, 413) a plan whose solve is estimated to need more
+    memory than one solve may use (RWAOPT_SOLVE_MEMORY_MB; solver.memory), saying the largest
+    ring that fits and whether paper shapes would."""
+    budget = get_settings().solve_memory_bytes() / 2**20
+    planned = [
+        (c.algorithm.name, c.shape == ShapeMode.BEST)
+        for c in choices
+        if not isinstance(c.algorithm, OptimalSchedule)  # its own size limit caps it
+    ]
+    need = estimate_mb(collective, nodes, planned)
+    if need <= budget:
+        return
+    fits = largest_nodes_within(collective, planned, budget, nodes)
+    advice = (
+        f"the largest ring that fits with these algorithms is N = {fits}"
+        if fits is not None
+        else "not even the smallest ring fits with these algorithms"
+    )
+    if any(best for _, best in planned):
+        at_paper = [(name, False) for name, _ in planned]
+        if estimate_mb(collective, nodes, at_paper) <= budget:
+            advice += f"; at N = {nodes} their paper shapes fit (shape 'paper')"
+    raise LimitExceededError(
+        f"this plan's solve is estimated to need {need / 1024:.1f} GB, more than the "
+        f"{budget / 1024:.1f} GB one solve may use (RWAOPT_SOLVE_MEMORY_MB); {advice}, "
+        "or plan fewer algorithms",
+        {"estimated_mb": round(need), "budget_mb": round(budget), "largest_nodes": fits},
+    )
 
 
 def prepare(request: PlanRequest) -> PlanSpec:
@@ -205,6 +237,7 @@ def prepare(request: PlanRequest) -> PlanSpec:
         if exact:
             for stage in choice.algorithm.stages(ring, choice.params):
                 check_exact_size(stage, request.method)
+    check_memory(collective, ring.nodes, choices)
     return PlanSpec(
         collective=collective,
         ring=ring,

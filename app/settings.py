@@ -6,6 +6,7 @@ run in threads of the API process. The compose deployment sets PostgreSQL, Redis
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -87,6 +88,17 @@ class Settings(BaseSettings):
     solver_processes: Annotated[
         int, Field(ge=1, le=64, description="solver processes of the API (plans and rwa)")
     ] = 2
+    solve_memory_mb: Annotated[
+        int | None,
+        Field(
+            ge=256,
+            le=16 * 1024 * 1024,
+            description="memory one solve may use, MB: a plan whose estimate exceeds it is "
+            "refused up front (413, with the largest ring that fits) and a solve that grows "
+            "past it is ended (413). Default: 80 % of the machine's memory divided by "
+            "RWAOPT_SOLVER_PROCESSES",
+        ),
+    ] = None
     shape_search_budget_s: Annotated[
         float,
         Field(
@@ -180,8 +192,19 @@ class Settings(BaseSettings):
             out[entry.removesuffix(":read")] = not entry.endswith(":read")
         return out
 
+    def solve_memory_bytes(self) -> int:
+        """The per-solve memory budget (RWAOPT_SOLVE_MEMORY_MB, or its default)."""
+        if self.solve_memory_mb is not None:
+            return self.solve_memory_mb * 2**20
+        return int(0.8 * physical_memory_bytes() / self.solver_processes)
+
     def origins(self) -> list[str]:
         return [o.strip() for o in (self.cors_origins or "").split(",") if o.strip()]
+
+
+def physical_memory_bytes() -> int:
+    """The machine's memory (Linux and most Unix; sysconf)."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
 @lru_cache(maxsize=1)

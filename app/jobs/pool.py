@@ -47,7 +47,9 @@ _callers = SharedExecutor(
 def pool(processes: int, kind: str = "plans") -> SolverPool:
     with _lock:
         if kind not in _pools:
-            _pools[kind] = SolverPool(processes if kind == "plans" else 1)
+            _pools[kind] = SolverPool(
+                processes if kind == "plans" else 1, get_settings().solve_memory_bytes()
+            )
         return _pools[kind]
 
 

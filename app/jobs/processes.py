@@ -24,7 +24,51 @@ from app.errors import JobCancelledError, SolverBusyError, SolverCrashedError
 from models.errors import LimitExceededError
 
 POLL_S = 0.05
+MEMORY_EVERY_S = 0.2  # how often a running solve's resident memory is read
 PR_SET_PDEATHSIG = 1
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def resident_bytes(pid: int) -> int:
+    """Resident memory of process `pid` (Linux /proc; 0 where that is not available)."""
+    try:
+        with open(f"/proc/{pid}/statm") as statm:
+            return int(statm.read().split()[1]) * PAGE
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def over_memory(limit: int) -> LimitExceededError:
+    return LimitExceededError(
+        f"the solve used more than {limit / 2**20:.0f} MB, the memory one solve may use "
+        "(RWAOPT_SOLVE_MEMORY_MB), and was ended; ask for less: a smaller ring, fewer "
+        "algorithms, shape 'paper' instead of 'best'"
+    )
+
+
+class MemoryWatch:
+    """A thread that calls `exceeded()` once when this process's resident memory passes
+    `limit` bytes (read every MEMORY_EVERY_S): the guard of a solve that runs in the process
+    itself (an RQ work horse), where no parent can end it."""
+
+    def __init__(self, limit: int, exceeded: Callable[[], None]) -> None:
+        self.limit, self._exceeded = limit, exceeded
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="rwaopt-memory", daemon=True)
+
+    def _watch(self) -> None:
+        while not self._done.wait(MEMORY_EVERY_S):
+            if resident_bytes(os.getpid()) > self.limit:
+                self._exceeded()
+                return
+
+    def __enter__(self) -> MemoryWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._done.set()
+        self._thread.join()
 
 
 class PoolClosedError(Exception):
@@ -77,14 +121,21 @@ class SolverProcess:
         args: tuple[Any, ...],
         stop: StopSignals,
         limit_s: float | None = None,
+        memory_bytes: int | None = None,
     ) -> Any:
         """Run `work(*args)` in the process. Raises JobCancelledError (the call's stop event
-        was set), PoolClosedError (shutdown), LimitExceededError (it ran past `limit_s`) or
-        SolverCrashedError (the process died); after any of these the process is dead and
-        must not be reused."""
+        was set), PoolClosedError (shutdown), LimitExceededError (it ran past `limit_s`, or
+        its resident memory past `memory_bytes`) or SolverCrashedError (the process died);
+        after any of these the process is dead and must not be reused."""
         self._connection.send((work, args))
         deadline = None if limit_s is None else time.monotonic() + limit_s
+        next_look = time.monotonic()
         while not self._connection.poll(POLL_S):
+            if memory_bytes is not None and time.monotonic() >= next_look:
+                next_look = time.monotonic() + MEMORY_EVERY_S
+                if self.pid is not None and resident_bytes(self.pid) > memory_bytes:
+                    self.kill()
+                    raise over_memory(memory_bytes)
             if deadline is not None and time.monotonic() > deadline:
                 self.kill()
                 raise LimitExceededError(
@@ -126,10 +177,13 @@ class StopSignals:
 
 class SolverPool:
     """At most `size` solver processes, started on first use and reused; a call waits for a
-    free one (at most `wait_s`, else SolverBusyError)."""
+    free one (at most `wait_s`, else SolverBusyError). With `memory_bytes`, a call whose
+    process grows past it is ended (LimitExceededError), and a process left holding more
+    than half of it after a call is replaced (Python keeps freed memory)."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, memory_bytes: int | None = None) -> None:
         self.size = size
+        self.memory_bytes = memory_bytes
         self._slots = threading.BoundedSemaphore(size)
         self._idle: list[SolverProcess] = []
         self._busy: set[SolverProcess] = set()
@@ -163,15 +217,21 @@ class SolverPool:
             process = self._take()
             try:
                 signals = StopSignals(stop or threading.Event(), self._closing)
-                outcome = process.call(work, args, signals, limit_s)
+                outcome = process.call(work, args, signals, limit_s, self.memory_bytes)
             except BaseException:
                 with self._lock:
                     self._busy.discard(process)
                 process.kill()
                 raise
+            keep = self.memory_bytes is None or (
+                process.pid is not None and resident_bytes(process.pid) <= self.memory_bytes // 2
+            )
             with self._lock:
                 self._busy.discard(process)
-                self._idle.append(process)
+                if keep:
+                    self._idle.append(process)
+            if not keep:
+                process.kill()
             return outcome
         finally:
             self._slots.release()

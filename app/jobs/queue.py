@@ -20,7 +20,9 @@ the next start).
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import tempfile
 import threading
 from collections.abc import Callable
@@ -40,7 +42,7 @@ from app.errors import (
 )
 from app.jobs.executors import SharedExecutor
 from app.jobs.pool import plan_in_pool, reproduce_in_pool
-from app.jobs.processes import PoolClosedError
+from app.jobs.processes import MemoryWatch, PoolClosedError, over_memory
 from app.jobs.watch import CancelWatch, stop_when_cancelled
 from app.persistence.store import JobStore, PlanStore, ReproductionStore
 from app.planning import prepare
@@ -95,7 +97,8 @@ def run_plan_job(
     def solve(row: PlanDocument) -> bool:
         spec = prepare(row.request)
         if solver_processes is None:
-            done = execute(spec, watch)
+            with _horse_memory_guard(store, plan_id):
+                done = execute(spec, watch)
         else:
             with stop_when_cancelled(url, plan_id) as stop:
                 done = plan_in_pool(spec, solver_processes, watch, stop)
@@ -106,6 +109,28 @@ def run_plan_job(
         )
 
     return _run_job(store, plan_id, store.get, solve)
+
+
+def _horse_memory_guard(
+    store: JobStore[Any], job_id: str
+) -> contextlib.AbstractContextManager[Any]:
+    """In an RQ work horse (the solve runs in the horse itself): past the memory budget the
+    job is failed with the reason and the horse exits at once, before the kernel's
+    out-of-memory killer picks a process. Elsewhere (tests, the CLI) nothing."""
+    from rq import get_current_job
+
+    if get_current_job() is None:
+        return contextlib.nullcontext()
+    limit = get_settings().solve_memory_bytes()
+
+    def exceeded() -> None:
+        log.error("job %s: past the memory budget; failing it and ending the work horse", job_id)
+        try:
+            store.fail(job_id, error_body(over_memory(limit)))
+        finally:
+            os._exit(1)
+
+    return MemoryWatch(limit, exceeded)
 
 
 def run_reproduction_job(

@@ -1,0 +1,80 @@
+"""The memory estimate of admission (solver.memory) against its calibration and against a
+solve measured here, at a ring size it was not calibrated at."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from solver.memory import CALIBRATION, MARGIN, all_choices, estimate_mb, largest_nodes_within
+
+CALIBRATED = json.loads(CALIBRATION.read_text())
+COLLECTIVES = ("allgather", "allreduce", "alltoall")
+
+
+@pytest.mark.parametrize("collective", COLLECTIVES)
+def test_at_a_calibration_point_the_estimate_is_the_measurement_with_its_margin(
+    collective: str,
+) -> None:
+    for name, points in CALIBRATED["paper"][collective].items():
+        for nodes, mb in points.items():
+            expected = MARGIN * max(mb, CALIBRATED["base_mb"] + 1)
+            assert estimate_mb(collective, int(nodes), [(name, False)]) == pytest.approx(expected)
+
+
+@given(
+    st.sampled_from(COLLECTIVES),
+    st.integers(2, 20_000),
+    st.integers(1, 5_000),
+    st.booleans(),
+)
+def test_the_estimate_grows_with_the_ring_and_the_algorithms(
+    collective: str, nodes: int, more: int, best: bool
+) -> None:
+    every = all_choices(collective, best)
+    one = every[:1]
+    assert estimate_mb(collective, nodes, one) <= estimate_mb(collective, nodes + more, one)
+    assert estimate_mb(collective, nodes, one) <= estimate_mb(collective, nodes, every)
+    assert estimate_mb(collective, nodes, all_choices(collective, False)) <= estimate_mb(
+        collective, nodes, all_choices(collective, True)
+    )
+
+
+@given(st.sampled_from(COLLECTIVES), st.floats(100, 50_000), st.booleans())
+def test_the_largest_ring_that_fits_is_the_last_one_under_the_budget(
+    collective: str, budget: float, best: bool
+) -> None:
+    choices = all_choices(collective, best)
+    fits = largest_nodes_within(collective, choices, budget, 1 << 16)
+    if fits is None:
+        assert estimate_mb(collective, 2, choices) > budget
+        return
+    assert estimate_mb(collective, fits, choices) <= budget
+    if fits + 1 < 1 << 16:
+        assert estimate_mb(collective, fits + 1, choices) > budget
+
+
+SOLVE = (
+    "import app.planning as p; p.check_memory = lambda *args: None; "
+    "from app.schemas.requests import PlanRequest; "
+    "r = PlanRequest.model_validate({'ring': {'nodes': 1536, 'wavelengths_per_fiber': 64}, "
+    "'collective': 'allgather', 'algorithms': ['osm'], 'message_sizes_bytes': [4194304], "
+    "'shape': 'paper'}); p.run_plan(p.prepare(r))"
+)
+
+
+def test_the_estimate_covers_a_solve_measured_between_calibration_points() -> None:
+    """OSM all-gather (one stage of N(N - 1) lightpaths, the steepest curve) at N = 1536:
+    the measured peak of a fresh process stays under the estimate."""
+    with subprocess.Popen([sys.executable, "-c", SOLVE], stderr=subprocess.PIPE) as child:
+        _, status, usage = os.wait4(child.pid, 0)
+        assert child.stderr is not None
+        assert os.waitstatus_to_exitcode(status) == 0, child.stderr.read().decode()[-2000:]
+    measured_mb = usage.ru_maxrss / 1024
+    assert measured_mb <= estimate_mb("allgather", 1536, [("osm", False)])
