@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 
 from app.planning import PlannedAlgorithm
-from app.schemas.results import ClosestToFeasible, Recommendation
+from app.schemas.results import ClosestToFeasible, Recommendation, parameter_values
 from solver.electrical import ElectricalComparison
 from solver.plan import AlgorithmPlan
 
@@ -45,7 +45,7 @@ def _electrical(entry: Recommendation, i: int, electrical: ElectricalComparison)
         f"{best.name} on the electrical fat-tree: {time_s:.6g} s ({how}){beaten}. " + entry.why
     )
     entry.algorithm, entry.time_s, entry.network = best.name, time_s, "electrical"
-    entry.tied_with = []
+    entry.tied_with, entry.parameters, entry.hop_limit = [], None, None
     return entry
 
 
@@ -141,6 +141,8 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
             )
         entry.algorithm, entry.time_s, entry.why = best.algorithm, t.time_s, why
         entry.tied_with, entry.skipped_infeasible = tied, skipped
+        entry.parameters = parameter_values(best.params)
+        entry.hop_limit = _hop_limit(by_name[best.algorithm], i)
         advice.append(entry)
     return advice
 
@@ -169,6 +171,15 @@ def _feasible_plan(planned: PlannedAlgorithm, i: int) -> AlgorithmPlan | None:
         found = best.feasible_by_message[i]
         return None if found is None else found.plan
     return planned.plan if planned.optics.feasible else None
+
+
+def _hop_limit(planned: PlannedAlgorithm, i: int) -> int | None:
+    """The hop limit the recommended shape at size i was routed within (see _feasible_plan)."""
+    best = planned.best
+    if best is not None and best.feasible_by_message:
+        found = best.feasible_by_message[i]
+        return None if found is None else found.hop_limit
+    return planned.max_hops
 
 
 def _laser_shortfall_db(planned: PlannedAlgorithm) -> float:

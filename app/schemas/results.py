@@ -563,6 +563,17 @@ class Recommendation(BaseModel):
         description="'electrical' when E-Ring or E-RD on the fat-tree beats every feasible "
         "optical algorithm (plans with `electrical`)",
     )
+    parameters: ParameterValues | None = Field(
+        default=None,
+        description="the shape recommended (its parameters; null for the electrical baseline "
+        "or none): the algorithm's reported shape, or, when that one is infeasible or slower "
+        "at this size, its fastest feasible shape here (`shapes.search."
+        "best_feasible_by_message`), whose time `time_s` is",
+    )
+    hop_limit: int | None = Field(
+        default=None,
+        description="the longest lightpath that shape was routed within (null: routed freely)",
+    )
     why: str
 
 
@@ -787,3 +798,25 @@ class FindingResult(Mirror):
     note: str
     tolerance: float
     where: str
+    model: Number | None = Field(
+        None,
+        description="rwaopt's model-dependent value (never certified; `true` is then null), "
+        "in the finding's unit",
+    )
+    model_kind: Literal["simulated", "cost_model"] | None = Field(
+        None,
+        description="what `model` depends on: a SimGrid simulation, or the paper's own cost "
+        "model at a parameter stated in the note",
+    )
+    alternative: Number | None = Field(
+        None,
+        description="a two-case formula's other case (the one the paper's rule does not "
+        "select here), in the finding's unit",
+    )
+    tied: list[Number] = Field(
+        default_factory=list, description="every tied optimum, when a best value is tied"
+    )
+    lower_bound: bool = Field(
+        False,
+        description="the formula is a lower bound: any value at or above it agrees with it",
+    )
