@@ -16,7 +16,10 @@ Comparison rules (`verdict`):
 - a formula printed with two cases is evaluated in the case the paper's own rule selects; a
   printed number that matches only the other case is `printed_other_case`, a finding;
 - a best value (a depth, a radix) whose optimum is tied is `tie` when the formula's choice is
-  one of the tied optima, `formula_vs_true` when it is none of them.
+  one of the tied optima, `formula_vs_true` when it is none of them;
+- a formula the paper states as a lower bound (WRHT's Lemma 1) is met by any value at or above
+  it: only a value below it (the paper's own schedule beating its "lower bound") is
+  `formula_vs_true`.
 
 The printed numbers live in one JSON file per paper under `models/printed/`, each with where
 it is printed (table, figure, page or section) so a reader can check it against the paper's
@@ -103,6 +106,7 @@ class Finding:
     model_kind: ModelKind | None = None
     alternative: float | None = None  # a two-case formula's case the paper's rule rejects
     tied: tuple[float, ...] = ()  # every true optimum, when a best value is tied
+    lower_bound: bool = False  # the formula is a lower bound: met by any value at or above it
 
 
 def matches_printed(printed: float, computed: float, tolerance: float) -> bool:
@@ -130,11 +134,12 @@ def verdict(
     alternative: float | None = None,
     model: float | None = None,
     tied: Sequence[float] = (),
+    lower_bound: bool = False,
 ) -> Verdict:
     """Printed against the formula first (in the case the paper's rule selects; a paper
     that misprints its own formula is the first thing to know), then the formula (or, without
     one, the printed number) against rwaopt's value: certified `true`, else a `model` value;
-    with neither, not reproducible."""
+    with neither, not reproducible. A `lower_bound` formula is met by a value at or above it."""
     if (
         printed is not None
         and formula is not None
@@ -148,6 +153,9 @@ def verdict(
     if true is not None:
         if reference is None:
             return Verdict.NOT_REPRODUCIBLE
+        if lower_bound:
+            below = true < reference and not _same(reference, true, precision)
+            return Verdict.FORMULA_VS_TRUE if below else Verdict.AGREES
         if len(tied) > 1:
             hit = any(_same(reference, t, precision) for t in tied)
             return Verdict.TIE if hit else Verdict.FORMULA_VS_TRUE
@@ -176,10 +184,12 @@ def finding(
     model: float | None = None,
     model_kind: ModelKind | None = None,
     tied: Sequence[float] = (),
+    lower_bound: bool = False,
     **extra: Any,
 ) -> Finding:
     """A finding with its verdict computed; the note says which case of a two-case formula
-    the paper's rule selects, the model behind a model value, and the tied optima."""
+    the paper's rule selects, the model behind a model value, the tied optima, and a lower
+    bound's rule."""
     if (model is None) != (model_kind is None):
         raise ValueError("a model value needs its kind, and only a model value has one")
     notes = [note] if note else []
@@ -190,6 +200,8 @@ def finding(
         )
     if len(tied) > 1:
         notes.append(f"tied optima: {', '.join(f'{t:g}' for t in tied)}")
+    if lower_bound:
+        notes.append("the formula is a lower bound: met by any value at or above it")
     if model is not None:
         notes.append(f"{model_kind}: {model:.6g} (model-dependent, not certified)")
     tolerance = printed.tolerance
@@ -202,7 +214,7 @@ def finding(
         printed.value,
         formula,
         true,
-        verdict(printed.value, formula, true, tolerance, alternative, model, tied),
+        verdict(printed.value, formula, true, tolerance, alternative, model, tied, lower_bound),
         "; ".join(notes),
         tolerance,
         printed.where + (" (read from the figure)" if printed.from_figure else ""),
@@ -211,6 +223,7 @@ def finding(
         model_kind,
         alternative,
         tuple(tied),
+        lower_bound,
     )
 
 

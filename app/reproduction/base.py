@@ -46,7 +46,10 @@ class Chart:
     # The paper's own series (read off its figure or printed in its text), drawn beside
     # rwaopt's in a second panel when present.
     paper_series: list[Series] = field(default_factory=list)
+    # Values the paper prints on the x axis (a crossover size, a best depth): dotted lines.
+    paper_marks: list[tuple[float, str]] = field(default_factory=list)
     note: str = ""  # what the figure shows, under it
+    zoom_from_x: float | None = None  # a second panel: the same series from this x on
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,9 @@ class Covered:
     findings: tuple[str, ...] = ()  # finding items
     not_reproducible: str = ""  # why, when nothing rebuilds it
     pending: str = ""  # reproducible, but not built yet: what is missing
+    # For a figure: which of its values the paper prints (drawn beside rwaopt's), or why its
+    # series cannot be drawn.
+    paper_values: str = ""
 
 
 @dataclass

@@ -92,7 +92,7 @@ def optical_against_electrical(
         formula = reduction_of_formulas(optical_formula, hockney)
         note = (
             f"N = {nodes}; rwaopt's value: true optical steps against SimGrid's electrical "
-            f"times ({platform(network)})"
+            "times (the platform above)"
         )
         section.findings.append(
             finding(

@@ -10,7 +10,7 @@ from app.reproduction.electrical import (
     optical_against_electrical,
     platform,
 )
-from app.reproduction.plans import PlanCache
+from app.reproduction.plans import PlanCache, true_time_s
 from models.algorithms.catalog import get_algorithm
 from models.closed_forms import Unit
 from models.electrical import DNN_WORKLOADS, FatTree
@@ -19,10 +19,11 @@ from models.ring import Ring
 from solver.electrical import compare
 from solver.plan import plan_algorithm
 
-TITLE = "Optical vs electrical all-reduce: steps, crossover and DNN times"
+TITLE = "Optical vs electrical all-reduce: steps, crossover, DNN times and wavelengths"
 TEXT = (
     "Ring and RD on the optical ring (true steps) and on the electrical fat-tree (Table 1, "
-    "Hockney eqs. 8-9, SimGrid), across message sizes and node counts for the four DNNs."
+    "Hockney eqs. 8-9, SimGrid), across message sizes and node counts for the four DNNs, "
+    "and against the number of wavelengths (Fig. 6)."
 )
 
 
@@ -54,6 +55,8 @@ COVERAGE = [
         tables=("optical_electrical_sizes",),
         charts=("optical_electrical_sizes",),
         findings=("Fig. 4",),
+        paper_values="the crossover sizes of Sec. 5.2 (64 MB optical, 1024 MB electrical): "
+        "dotted lines; the curves carry no labelled values",
     ),
     Covered(
         "Fig. 5",
@@ -61,11 +64,16 @@ COVERAGE = [
         tables=("optical_electrical_reduction",),
         charts=("optical-electrical_vs_electrical_*",),
         findings=("Sec. 5, Fig. 5",),
+        paper_values="none: the bars carry no labelled values; the text's averages are findings",
     ),
     Covered(
         "Fig. 6",
-        "Ring and RD against the number of wavelengths (N = 1024)",
-        pending="Ring and RD solved at w = 8 to 128, N = 1024, against eqs. (6) and (7)",
+        "Ring and RD against the number of wavelengths (N = 1024, four DNNs)",
+        tables=("optical_electrical_wavelengths",),
+        charts=("optical_electrical_wavelengths",),
+        findings=("Fig. 6",),
+        paper_values="none: the bars carry no labelled values; the text states only that RD "
+        "falls with w and Ring does not",
     ),
 ]
 
@@ -186,6 +194,10 @@ def optical_electrical(cache: PlanCache, quick: bool) -> Section:
     section.tables.append(crossing)
     if 1024 in nodes:
         _crossovers(section, crossing, sizes)
+        chart.paper_marks = [
+            (size, f"paper: Ring beats RD above {size / 1e6:g} MB ({network})")
+            for network, size in PRINTED_CROSSOVER_BYTES.items()
+        ]
     section.charts.append(chart)
     dnn = dnn_table()
     for workload in DNN_WORKLOADS.values():
@@ -214,6 +226,7 @@ def optical_electrical(cache: PlanCache, quick: bool) -> Section:
                 ]
             )
     section.tables.append(dnn)
+    _wavelengths(cache, section, 128 if quick else 1024)
     dnn_nodes = [128, 256] if quick else [128, 256, 512, 1024]
     optical_against_electrical(
         cache, section, "optical-electrical", dnn_nodes, OPTICAL_ELECTRICAL_FAT_TREE
@@ -265,7 +278,7 @@ def _crossovers(section: Section, table: Table, sizes: list[float]) -> None:
     for network, printed_bytes in PRINTED_CROSSOVER_BYTES.items():
         formula, true, simulated = values[network]
         p = Printed(
-            "Optical vs electrical",
+            "Optical vs electrical all-reduce",
             "Fig. 4",
             "crossover_bytes",
             {"network": network, "nodes": 1024, "wavelengths": 64},
@@ -284,3 +297,63 @@ def _crossovers(section: Section, table: Table, sizes: list[float]) -> None:
                 model_kind=None if simulated is None else "simulated",
             )
         )
+
+
+FIG6_WAVELENGTHS = (8, 16, 32, 64, 128)
+
+
+def _wavelengths(cache: PlanCache, section: Section, nodes: int) -> None:
+    """Fig. 6: Ring and RD at N = 1024 for w = 8 to 128: steps by Table 1 (eqs. 6 and 7) and
+    true, and the true time of each DNN's all-reduce (the paper draws times per DNN)."""
+    workloads = list(DNN_WORKLOADS.values())
+    table = Table.of(
+        "optical_electrical_wavelengths",
+        f"Fig. 6: Ring and RD against the number of wavelengths (N = {nodes})",
+        {
+            "algorithm": "optical all-reduce",
+            "wavelengths": "w",
+            "formula": "steps by Table 1 (Ring 2(N - 1); RD 2 ceil(log2 N) - ceil(log2 2w) "
+            "above N = 2w)",
+            "true": "true steps (certified RWA per stage)",
+            "verdict": "computed",
+        }
+        | {f"{w.name}_s": f"true time of {w.name}'s float32 gradients (s)" for w in workloads},
+    )
+    chart = Chart(
+        "optical_electrical_wavelengths",
+        f"Optical vs electrical Fig. 6: steps against w (N = {nodes})",
+        "wavelengths w",
+        "steps",
+        [],
+        log_x=True,
+        log_y=True,
+        note="solid: true steps; dashed: Table 1's formula. A DNN's time is steps x its slot "
+        "(Ring moves d/N per step, RD d): the table has each DNN's true time.",
+    )
+    for name in ("ring", "rd"):
+        trues, formulas = [], []
+        for w in FIG6_WAVELENGTHS:
+            summary = cache.plan("allreduce", name, Ring(nodes, 1, w))
+            p = Printed(
+                "Optical vs electrical all-reduce",
+                "Fig. 6",
+                "steps",
+                {"algorithm": name, "nodes": nodes, "wavelengths": w},
+                Unit.STEPS,
+                None,
+                "Fig. 6 (line 202): N = 1024, w = 8 to 128; no values printed",
+            )
+            f = claim_finding(p, summary)
+            section.findings.append(f)
+            times = [true_time_s(summary, x.gradient_bytes) for x in workloads]
+            table.rows.append([name, w, f.formula, f.true, f.verdict.value, *times])
+            trues.append(float(summary["true_steps"]))
+            formulas.append(float(f.formula or 0))
+        xs = [float(w) for w in FIG6_WAVELENGTHS]
+        label = {"ring": "Ring", "rd": "RD"}[name]
+        chart.series += [
+            Series(f"{label}: true", xs, trues),
+            Series(f"{label}: Table 1", xs, formulas, "--"),
+        ]
+    section.tables.append(table)
+    section.charts.append(chart)

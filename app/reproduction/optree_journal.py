@@ -14,19 +14,28 @@ from app.reproduction.common import (
     printed_steps,
     reduction_of_formulas,
 )
+from app.reproduction.optree_examples import lemma1_on_odd_rings, motivation_example
 from app.reproduction.plans import PlanCache, Summary, claimed_time_s, true_time_s
 from models.algorithms.catalog import get_algorithm
-from models.closed_forms import Unit, optree_k_star, optree_max_path_hops, optree_steps
-from models.findings import Printed, finding, matches_printed
+from models.closed_forms import (
+    Unit,
+    optree_k_star,
+    optree_max_path_hops,
+    optree_steps,
+    optree_steps_sum_of_proof_stages,
+)
+from models.findings import Finding, Printed, finding, matches_printed
 from models.ring import Ring
 
-TITLE = "OpTree journal: Table 1 and the depth sweep (Sec. V-B, Lemma 3, eq. 4)"
+TITLE = "OpTree journal: Lemma 1, Fig. 2, Table 1, Theorem 1, the depth sweep, Tables 2 and 3"
 TEXT = (
     "Table 1 at N = 1024, w = 64: printed steps, the closed form as printed, and the true "
     "steps of each algorithm at the paper's shape (certified RWA per stage). The depth "
     "sweep solves OpTree at every depth k (the most balanced factorisation of N with k "
     "levels) and compares eq. (1) at k, the best depth found and Lemma 3's k*. Eq. (4)'s "
-    "L_max is compared with the longest lightpath of the solved plan."
+    "L_max is compared with the longest lightpath of the solved plan. Fig. 2's motivation "
+    "example (N = 16, w = 2) and Lemma 1 on rings of odd size are solved stage by stage; the "
+    "proof of Theorem 1's stage terms are summed at k*."
 )
 STEP_COLUMNS = {
     "algorithm": "the paper's algorithm, at the shape its formulas choose",
@@ -40,6 +49,7 @@ STEP_COLUMNS = {
 }
 
 
+NO_VALUES = "none: the curves carry no labelled values"
 PLATFORM = (
     "the paper's optical ring (TeraRack, Sec. V-A): 40 Gbps per wavelength, 25 us MRR "
     "reconfiguration per step, w = 64 unless a table varies it; true steps by certified RWA "
@@ -52,10 +62,18 @@ COVERAGE = [
         not_reproducible="an architecture diagram: no number to rebuild",
     ),
     Covered(
+        "Lemma 1",
+        "the one-stage all-to-all needs ceil(N^2 / 8) wavelengths on a ring",
+        tables=("optree_lemma1_odd",),
+        findings=("Lemma 1", "Fig. 2"),
+    ),
+    Covered(
         "Fig. 2",
         "motivation example: 16 nodes, w = 2, one-stage against 2- and 3-stage trees",
-        pending="the printed 16 steps (one stage) and the 4-ary tree's stages, solved at "
-        "N = 16, w = 2 (the 3-stage '3-ary' tree's printed stage terms need 18 leaves)",
+        tables=("optree_fig2",),
+        findings=("Fig. 2",),
+        paper_values="the text's every stage's wavelengths and each scheme's steps (Sec. "
+        "III-C): transcribed, in the table",
     ),
     Covered(
         "Fig. 3",
@@ -74,15 +92,34 @@ COVERAGE = [
         tables=("optree_depth_sweep",),
         charts=("optree_depth_sweep",),
         findings=("Fig. 4", "eq. (1)"),
+        paper_values="the best depths of Sec. V-B (6, 6, 7, 8): dotted lines; the curves "
+        "carry no labelled values",
+    ),
+    Covered(
+        "Theorem 1",
+        "eq. (1) and the stage terms of its proof",
+        tables=("optree_depth_sweep",),
+        findings=("eq. (1)", "Theorem 1 (proof)"),
     ),
     Covered("Eq. (4)", "the longest lightpath L_max", findings=("eq. (4)",)),
     Covered(
         "Fig. 5",
         "time against message size at N = 1024 ((a) small messages)",
         charts=("optree_5_small",),
+        paper_values=NO_VALUES,
     ),
-    Covered("Fig. 6", "time against message size per node count", charts=("optree_6_*",)),
-    Covered("Fig. 7", "time against message size per wavelength count", charts=("optree_7_*",)),
+    Covered(
+        "Fig. 6",
+        "time against message size per node count",
+        charts=("optree_6_*",),
+        paper_values=NO_VALUES + "; their averages are Table 2",
+    ),
+    Covered(
+        "Fig. 7",
+        "time against message size per wavelength count",
+        charts=("optree_7_*",),
+        paper_values=NO_VALUES + "; their averages are Table 3",
+    ),
     Covered(
         "Table 2",
         "OpTree's average reduction per node count",
@@ -174,12 +211,14 @@ def optree_journal(cache: PlanCache, quick: bool) -> Section:
         "depth k (stages)",
         "steps",
         [],
+        zoom_from_x=2,
         note="solid: true steps of the most balanced tree of depth k; dashed: Theorem 1's "
         "eq. (1) at k; star: Lemma 3's k* on the true curve. The paper plots time, which is "
         "steps x slot time at a fixed message.",
     )
     for n in sizes:
         ring = Ring(n, 1, 64)
+        k_star = optree_k_star(n) or 1
         ks, trues = [], []
         eq1s: list[int | None] = []
         # k = 1 is the one-stage model: N(N - 1) lightpaths in one stage (16.7M at 4096)
@@ -215,8 +254,9 @@ def optree_journal(cache: PlanCache, quick: bool) -> Section:
                     "Theorem 1, eq. (1) at depth k",
                 )
                 section.findings.append(finding(printed, eq1, summary["true_steps"]))
+            if k == k_star:
+                section.findings.append(_proof_stages(n, k, eq1, summary))
         tied = [int(k) for k, t in zip(ks, trues, strict=True) if t == min(trues)]
-        k_star = optree_k_star(n) or 1
         best_k = tied[0]  # the shallowest of the tied optima; the verdict sees them all
         printed = depths.get(n) or Printed(
             "OpTree journal",
@@ -242,10 +282,37 @@ def optree_journal(cache: PlanCache, quick: bool) -> Section:
         if float(k_star) in ks:
             at = trues[ks.index(float(k_star))]
             chart.series.append(Series(f"N = {n}: k* = {k_star}", [k_star], [at], "*"))
+    marks: dict[float, list[int]] = {}
+    for n, p in depths.items():
+        if p.value is not None and n in sizes:
+            marks.setdefault(float(p.value), []).append(n)
+    chart.paper_marks = [
+        (k, f"paper: best k = {k:g} at N = {', '.join(map(str, ns))}") for k, ns in marks.items()
+    ]
     section.tables.append(sweep)
     section.charts.append(chart)
+    motivation_example(cache, section)
+    lemma1_on_odd_rings(cache, section, quick)
     _optree_reductions(cache, section, quick)
     return section
+
+
+def _proof_stages(n: int, k: int, eq1: int | None, summary: Summary) -> Finding:
+    """The proof of Theorem 1 bounds each stage by ceil(m^2 / 8w) ceil(N/m) (the first) and
+    ceil(m^2 / 4w) ceil(N/m) (the others), m = N^(1/k); their sum is set against the true
+    steps of the tree of depth k (w = 64)."""
+    printed = Printed(
+        "OpTree journal",
+        "Theorem 1 (proof)",
+        "steps: sum of the proof's stage terms",
+        {"nodes": n, "k": k},
+        Unit.STEPS,
+        None,
+        "proof of Theorem 1 (lines 117-121): ceil(m^2/8w) ceil(N/m) + (k - 1) ceil(m^2/4w) "
+        "ceil(N/m), m = N^(1/k)",
+    )
+    formula = optree_steps_sum_of_proof_stages(n, 64, k)
+    return finding(printed, formula, summary["true_steps"], f"eq. (1) at k = {k}: {eq1}")
 
 
 def _optree_reductions(cache: PlanCache, section: Section, quick: bool) -> None:

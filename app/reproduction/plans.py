@@ -23,7 +23,7 @@ from solver.plan import AlgorithmPlan, plan_algorithm, plan_time_s
 from solver.shape_search import search_best_shape
 
 MESSAGE_BYTES = 4 * 2**20  # the time column of the step tables: 4 MiB per node
-CACHE_VERSION = 2  # bump when a summary gains fields
+CACHE_VERSION = 3  # bump when a summary gains fields
 
 
 class Summary(TypedDict, total=False):
@@ -38,6 +38,7 @@ class Summary(TypedDict, total=False):
     alternative: float | None
     claimed_steps: float | None
     slots: list[list[int]]  # (steps, pieces per lightpath) per stage
+    channels: list[list[str | int]]  # [label, chi, its proven lower bound] per stage
     pieces_per_message: int
     shape: ParameterValues  # best shapes only
     exhaustive: bool
@@ -144,8 +145,18 @@ def _summary(plan: AlgorithmPlan) -> Summary:
         "alternative": None if plan.claim is None else plan.claim.alternative,
         "claimed_steps": plan.claimed_steps,
         "slots": [[s.result.steps, s.stage.pieces] for s in plan.stages],
+        "channels": [[s.label, s.result.chi, s.result.lower_bound] for s in plan.stages],
         "pieces_per_message": plan.pieces_per_message,
     }
+
+
+def stage_channels(summary: Summary, label: str) -> tuple[int, bool]:
+    """chi of the first stage labelled `label` (channels per direction: the wavelengths it
+    needs in one slot, F = 1) and whether it is proven (equal to its lower bound)."""
+    for name, chi, bound in summary["channels"]:
+        if name == label:
+            return int(chi), int(chi) == int(bound)
+    raise KeyError(f"no stage {label!r} in {[c[0] for c in summary['channels']]}")
 
 
 def true_time_s(summary: Summary, message_bytes: float) -> float:

@@ -42,6 +42,7 @@ COVERAGE = [
         "K and D against the radix r (mathematical simulation)",
         tables=("tra_k_d_against_r",),
         charts=("tra_fig4",),
+        paper_values="none: the curves carry no labelled values (no P is stated)",
     ),
     Covered(
         "Fig. 5-7",
@@ -53,12 +54,15 @@ COVERAGE = [
         "TRA's time against r on Theta; the best r marked",
         tables=("tra_radix",),
         findings=("Fig. 8", "Fig. 8 (b)"),
+        paper_values="the marked best radices (46, 64, 91, 128) and the text's times: "
+        "findings; measured curves not repeatable",
     ),
     Covered(
         "Fig. 9",
         "TRA2's time against r1, r2 on Theta",
         tables=("tra_measured",),
         findings=("Fig. 9 (c)", "Fig. 9 (l)"),
+        paper_values="the text's stated values: findings; measured curves not repeatable",
     ),
     Covered("Fig. 10", "TRA, TRA2 and MPI_Alltoall on Theta", not_reproducible=THETA),
     Covered(

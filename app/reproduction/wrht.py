@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.reproduction.base import Covered, Section, Table
 from app.reproduction.common import (
     BEST_SHAPE_BUDGET_S,
@@ -14,15 +16,23 @@ from app.reproduction.common import (
 )
 from app.reproduction.electrical import WRHT_FAT_TREE, optical_against_electrical, platform
 from app.reproduction.optree_journal import STEP_COLUMNS
-from app.reproduction.plans import PlanCache, claimed_time_s, true_time_s
+from app.reproduction.plans import PlanCache, Summary, claimed_time_s, stage_channels, true_time_s
+from models.closed_forms import (
+    Unit,
+    wrht_allreduce_lower_bound_steps,
+    wrht_allreduce_steps,
+    wrht_group_wavelengths,
+    wrht_last_step_wavelengths,
+)
 from models.electrical import DNN_WORKLOADS
-from models.findings import finding
+from models.findings import Finding, Printed, finding
 from models.ring import Ring
 
-TITLE = "WRHT: Table I (N = 1000, w = 64)"
+TITLE = "WRHT: Table I, Fig. 2, Figs. 4 and 5, Lemma 1 and Sec. III-C.2"
 TEXT = (
-    "Printed steps of Table I, the formula as printed, and the true steps at the paper's "
-    "shape (H-Ring with g = 5 as printed)."
+    "Printed steps of Table I and Fig. 2, the formula as printed, and the true steps at the "
+    "paper's shape (H-Ring with g = 5 as printed); the average reductions of Figs. 4 and 5; "
+    "Lemma 1's lower bound and Sec. III-C.2's wavelength counts against the schedule."
 )
 
 
@@ -36,7 +46,8 @@ COVERAGE = [
         "Fig. 2",
         "BT (8 steps) and WRHT (3 steps) on 15 nodes, w = 2",
         tables=("wrht_fig2",),
-        findings=("Fig. 2",),
+        findings=("Fig. 2", "Sec. III-C.2"),
+        paper_values="the captions' 8 and 3 steps and the text's wavelengths: findings",
     ),
     Covered("Fig. 3", "WRHT's working principle", not_reproducible="a drawing of the algorithm"),
     Covered(
@@ -56,6 +67,20 @@ COVERAGE = [
         tables=("wrht_fig4",),
         charts=("wrht_fig4_*",),
         findings=("Fig. 4",),
+        paper_values="none: the bars carry no labelled values; the text's averages are "
+        "findings 'Fig. 4'",
+    ),
+    Covered(
+        "Lemma 1",
+        "the lower bound 2 ceil(log_(2w+1) N) on WRHT's steps",
+        tables=("wrht_lemmas",),
+        findings=("Lemma 1",),
+    ),
+    Covered(
+        "Sec. III-C.2",
+        "wavelengths of a group (ceil(m/2)) and of the representatives' all-to-all",
+        tables=("wrht_lemmas",),
+        findings=("Sec. III-C.2",),
     ),
     Covered(
         "Fig. 5",
@@ -63,6 +88,8 @@ COVERAGE = [
         tables=("optical_electrical_reduction",),
         charts=("wrht_vs_electrical_*",),
         findings=("Fig. 5",),
+        paper_values="none: the bars carry no labelled values; the text's averages are "
+        "findings 'Fig. 5'",
     ),
 ]
 
@@ -131,4 +158,102 @@ def wrht(cache: PlanCache, quick: bool) -> Section:
     optical_against_electrical(
         cache, section, "wrht", [128, 256] if quick else [128, 256, 512, 1024], WRHT_FAT_TREE
     )
+    lemmas_against_schedule(cache, section, [(15, 2), (1000, 64)] + [(n, 64) for n in nodes])
     return section
+
+
+LEMMA_COLUMNS = {
+    "check": "Lemma 1 (steps), ceil(m/2) (a group's wavelengths) or ceil(m*^2/8) (the "
+    "representatives' all-to-all)",
+    "nodes": "N",
+    "wavelengths": "w",
+    "group": "m (the paper's 2w + 1, or an even m for contrast)",
+    "printed": "as printed (Sec. III-B's example), else -",
+    "formula": "the paper's expression",
+    "true": "rwaopt: true steps of the schedule, or chi of that stage (channels per direction)",
+    "verdict": "computed (Lemma 1 is a lower bound: met by any value at or above it)",
+}
+# (N, w, m): even groups, where the middle node has m/2 senders on one side, for contrast.
+EVEN_GROUPS = ((16, 2, 4), (64, 4, 8))
+LEVEL1 = "reduce level 1"
+ALL_TO_ALL = "all-to-all among representatives"
+
+
+def lemmas_against_schedule(
+    cache: PlanCache, section: Section, points: list[tuple[int, int]]
+) -> None:
+    """WRHT's own bounds against its schedule: Lemma 1's lower bound 2 ceil(log_(2w+1) N)
+    against the true steps at m = 2w + 1 (its case 2, 2 ceil(log_m N) - 1, is below it);
+    Sec. III-C.2's ceil(m/2) wavelengths for a group gathering at its middle node (for odd m
+    the middle has (m - 1)/2 senders on each side) and ceil(m*^2/8) for the representatives'
+    all-to-all (odd m*: (m*^2 - 1)/8 suffice), against chi of those stages."""
+    table = Table.of("wrht_lemmas", "Lemma 1 and Sec. III-C.2 against the schedule", LEMMA_COLUMNS)
+    printed = {
+        (p.quantity, p.parameters["nodes"]): p
+        for p in printed_of("wrht")
+        if p.item == "Sec. III-C.2"
+    }
+    shapes = [(n, w, 2 * w + 1) for n, w in points] + list(EVEN_GROUPS)
+    for n, w, m in shapes:
+        ring = Ring(n, 1, w)
+        summary = cache.plan("allreduce", "wrht", ring, {"group": m})
+        params: dict[str, Any] = {"algorithm": "wrht", "nodes": n, "wavelengths": w, "group": m}
+        rows = []
+        if m == 2 * w + 1:
+            with_all_to_all, without = wrht_allreduce_steps(n, m)
+            p = Printed(
+                "WRHT",
+                "Lemma 1",
+                "steps_lower_bound",
+                params,
+                Unit.STEPS,
+                None,
+                "Lemma 1 (line 115): 2 ceil(log_(2w+1) N), a lower bound on WRHT's steps",
+            )
+            note = (
+                f"true: WRHT at m = 2w + 1 by the paper's rule; its two cases: {with_all_to_all}"
+                f" and {without}"
+            )
+            rows.append(
+                finding(
+                    p,
+                    wrht_allreduce_lower_bound_steps(n, w),
+                    summary["true_steps"],
+                    note,
+                    lower_bound=True,
+                )
+            )
+        rows.append(_stage_finding(printed, "group_wavelengths", params, summary, LEVEL1))
+        if any(stage[0] == ALL_TO_ALL for stage in summary["channels"]):
+            rows.append(_stage_finding(printed, "last_step_wavelengths", params, summary))
+        for f in rows:
+            section.findings.append(f)
+            check = {"steps_lower_bound": "Lemma 1"}.get(f.quantity, f.quantity)
+            table.rows.append([check, n, w, m, f.printed, f.formula, f.true, f.verdict.value])
+    section.tables.append(table)
+
+
+def _stage_finding(
+    printed: dict[tuple[str, int], Printed],
+    quantity: str,
+    params: dict[str, Any],
+    summary: Summary,
+    label: str = ALL_TO_ALL,
+) -> Finding:
+    n, m = params["nodes"], params["group"]
+    p = printed.get((quantity, n)) or Printed(
+        "WRHT",
+        "Sec. III-C.2",
+        quantity,
+        params,
+        Unit.WAVELENGTHS,
+        None,
+        "Sec. III-C.2 (line 85); not printed at this shape",
+    )
+    if quantity == "group_wavelengths":
+        formula = wrht_group_wavelengths(m)
+    else:
+        formula = wrht_last_step_wavelengths(n, m)
+    chi, proven = stage_channels(summary, label)
+    note = f"chi of '{label}'" + ("" if proven else " (not proven optimal)")
+    return finding(p, formula, chi, note)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app.reproduction import PlanCache, Section
+from app.reproduction import Chart, Covered, PlanCache, Section, Series, Table
 from app.reproduction.writer import write_report
 from models.closed_forms import Unit
 from models.findings import Printed, finding
@@ -45,7 +45,22 @@ def synthetic_paper(cache: PlanCache) -> Section:
             model=75.3512,
             model_kind="simulated",
         ),
+        # A lower bound (WRHT's Lemma 1): beaten from below is a finding; above it, none.
+        finding(printed("lower bound beaten", Unit.STEPS, None), 4, 3, lower_bound=True),
+        finding(printed("lower bound met", Unit.STEPS, None), 4, 6, lower_bound=True),
     ]
+    section.tables.append(Table("synthetic_table", "Table 9 rebuilt", ["cell"], [["x"]]))
+    section.charts.append(Chart("synthetic_chart", "Fig. 9", "N", "steps", [Series("s", [1], [1])]))
+    section.coverage.append(
+        Covered(
+            "Table 9",
+            "every kind of error",
+            tables=("synthetic_table",),
+            charts=("synthetic_chart",),
+            findings=("Table 9",),
+            paper_values="none: no labelled values",
+        )
+    )
     return section
 
 
@@ -59,6 +74,8 @@ EXPECTED = {
     "tied depth": "tie",
     "cost model": "formula_vs_model",
     "simulated": "agrees_under_model",
+    "lower bound beaten": "formula_vs_true",
+    "lower bound met": "agrees",
 }
 
 
@@ -67,7 +84,8 @@ def test_each_planted_error_and_only_it_is_flagged(tmp_path: Path) -> None:
     findings = json.loads((tmp_path / "findings.json").read_text())
     assert {f["parameters"]["cell"]: f["verdict"] for f in findings} == EXPECTED
     assert counts == {
-        "agrees": 3,
+        "agrees": 4,
+        "formula_vs_true": 1,
         "printed_vs_formula": 2,
         "printed_other_case": 1,
         "tie": 1,
@@ -81,3 +99,29 @@ def test_each_planted_error_and_only_it_is_flagged(tmp_path: Path) -> None:
     assert by_cell["other case"]["alternative"] == 4
     assert by_cell["percent 1.7% off"]["tolerance"] == 0.01  # the printed precision, stated
     assert by_cell["steps misprinted"]["tolerance"] == 0  # counts: exact
+    assert by_cell["lower bound beaten"]["lower_bound"] is True
+
+
+def test_the_page_links_each_flagged_cell_and_colours_it(tmp_path: Path) -> None:
+    """Every headline sentence links to the first row it speaks of, and to the item's table and
+    figure; each row carries its verdict's colour class; a group with a mismatch is open."""
+    write_report([synthetic_paper(PlanCache(None))], tmp_path)
+    page = (tmp_path / "report.html").read_text()
+    findings = json.loads((tmp_path / "findings.json").read_text())
+    for i, f in enumerate(findings):
+        assert f"<tr class='v-{f['verdict']}' id='synthetic-f{i}'>" in page
+    # One sentence per (item, verdict) with a mismatch or a tie, linked to its first row.
+    flagged = {}
+    for i, f in enumerate(findings):
+        if f["verdict"] not in ("agrees", "agrees_under_model", "not_reproducible"):
+            flagged.setdefault(f["verdict"], i)
+    found = page.split("<h2 id='found'>")[1].split("</ol>")[0]
+    assert found.count("<li>") == len(flagged) == 5
+    for i in flagged.values():
+        assert f"href='#synthetic-f{i}'" in found
+    assert "href='#t-synthetic_table'" in found and "href='#fig-synthetic_chart'" in found
+    assert "id='t-synthetic_table'" in page and "id='fig-synthetic_chart'" in page
+    assert "none: no labelled values" in page  # the coverage says which values the paper prints
+    assert "<details open><summary class='group'>" in page
+    markdown = (tmp_path / "report.md").read_text()
+    assert all(f"<a id='synthetic-f{i}'></a>" in markdown for i in range(len(findings)))

@@ -86,3 +86,22 @@ def test_every_printed_file_loads_with_its_source_and_precision() -> None:
     assert table3[("ne", 4)].decimals == 2  # "-118.75%"
     steps = [v for v in load_printed("optree-journal") if v.quantity == "steps"]
     assert steps and all(v.decimals is None and v.tolerance == 0 for v in steps)
+
+
+@pytest.mark.parametrize(
+    ("bound", "value", "expected"),
+    [
+        (4, 3, Verdict.FORMULA_VS_TRUE),  # WRHT's own schedule below its Lemma 1 bound
+        (4, 4, Verdict.AGREES),
+        (4, 6, Verdict.AGREES),  # a lower bound is met by anything at or above it
+    ],
+)
+def test_a_lower_bound_is_broken_only_from_below(bound: int, value: int, expected: Verdict) -> None:
+    assert verdict(None, bound, value, lower_bound=True) == expected
+    # Compared as an equality, 6 against 4 would have been a mismatch.
+    assert verdict(None, bound, value) == (
+        Verdict.AGREES if value == bound else Verdict.FORMULA_VS_TRUE
+    )
+    p = Printed("WRHT", "Lemma 1", "steps_lower_bound", {}, Unit.STEPS, None, "Lemma 1")
+    f = finding(p, bound, value, lower_bound=True)
+    assert f.lower_bound and "lower bound" in f.note
