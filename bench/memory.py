@@ -38,24 +38,23 @@ SOLVE = (
     "a = sys.argv[3]; r = PlanRequest.model_validate({'ring': {'nodes': int(sys.argv[2]), "
     "'wavelengths_per_fiber': 64}, 'collective': sys.argv[1], "
     "'algorithms': a if a == 'all' else [a], "
-    "'message_sizes_bytes': [4194304], 'shape': sys.argv[4]}); run_plan(prepare(r))"
+    "'message_sizes_bytes': [4194304], 'shape': sys.argv[4]}); run_plan(prepare(r)); "
+    "print([l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0])"
 )
 
 
 def peak_mb(collective: str, nodes: int, algorithm: str, shape: str) -> tuple[float, float]:
-    """Peak RSS (MB) and wall seconds of one solve in a fresh process; (nan, nan) when the
-    algorithm refuses the ring (e.g. TRA2's paper shape beyond its lightpath limit)."""
+    """Peak RSS (MB: the process's own high-water mark, VmHWM) and wall seconds of one
+    solve in a fresh process; (nan, nan) when the algorithm refuses the ring (e.g. TRA2's
+    paper shape beyond its lightpath limit)."""
     argv = [PYTHON, "-c", SOLVE, collective, str(nodes), algorithm, shape]
     started = time.monotonic()
-    with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as child:
-        _, status, usage = os.wait4(child.pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            assert child.stderr is not None
-            error = child.stderr.read().decode()
-            if "AlgorithmRefusedError" in error:
-                return math.nan, math.nan
-            raise SystemExit(f"{argv[3:]} failed: {error[-2000:]}")
-    return usage.ru_maxrss / 1024, time.monotonic() - started
+    done = subprocess.run(argv, capture_output=True, text=True)
+    if done.returncode != 0:
+        if "AlgorithmRefusedError" in done.stderr:
+            return math.nan, math.nan
+        raise SystemExit(f"{argv[3:]} failed: {done.stderr[-2000:]}")
+    return int(done.stdout.split()[-1]) / 1024, time.monotonic() - started
 
 
 def main() -> None:

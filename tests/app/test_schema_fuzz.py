@@ -17,7 +17,13 @@ from hypothesis import HealthCheck, Phase, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from app.main import app
-from app.schemas.requests import MAX_COUNT, MAX_NODES, MAX_SEARCH_BUDGET_S, MAX_TIME_LIMIT_S
+from app.schemas.requests import (
+    MAX_COUNT,
+    MAX_NODES,
+    MAX_SEARCH_BUDGET_S,
+    MAX_TARGETS,
+    MAX_TIME_LIMIT_S,
+)
 
 schema = schemathesis.openapi.from_asgi("/openapi.json", app)
 KEY = "fuzz-key-" + "0" * 16
@@ -61,6 +67,7 @@ def _valid_reproduction(body: dict[str, Any]) -> bool:
             targets == "all"
             or (
                 isinstance(targets, list)
+                and 1 <= len(targets) <= MAX_TARGETS  # a longer list is negative data: kept
                 and all(isinstance(t, str) for t in targets)  # fuzzed lists hold dicts too
                 and set(targets) <= set(names)
             )

@@ -4,7 +4,6 @@ solve measured here, at a ring size it was not calibrated at."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
@@ -65,16 +64,17 @@ SOLVE = (
     "from app.schemas.requests import PlanRequest; "
     "r = PlanRequest.model_validate({'ring': {'nodes': 1536, 'wavelengths_per_fiber': 64}, "
     "'collective': 'allgather', 'algorithms': ['osm'], 'message_sizes_bytes': [4194304], "
-    "'shape': 'paper'}); p.run_plan(p.prepare(r))"
+    "'shape': 'paper'}); p.run_plan(p.prepare(r)); "
+    "print([l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0])"
 )
 
 
 def test_the_estimate_covers_a_solve_measured_between_calibration_points() -> None:
     """OSM all-gather (one stage of N(N - 1) lightpaths, the steepest curve) at N = 1536:
-    the measured peak of a fresh process stays under the estimate."""
-    with subprocess.Popen([sys.executable, "-c", SOLVE], stderr=subprocess.PIPE) as child:
-        _, status, usage = os.wait4(child.pid, 0)
-        assert child.stderr is not None
-        assert os.waitstatus_to_exitcode(status) == 0, child.stderr.read().decode()[-2000:]
-    measured_mb = usage.ru_maxrss / 1024
-    assert measured_mb <= estimate_mb("allgather", 1536, [("osm", False)])
+    the peak of a fresh process stays under the estimate. The process reports its own
+    high-water mark (VmHWM): the rusage of a child counts the parent's pages it was forked
+    with, and this test's parent may hold gigabytes by then."""
+    done = subprocess.run([sys.executable, "-c", SOLVE], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    measured_mb = int(done.stdout.split()[-1]) / 1024
+    assert 100 < measured_mb <= estimate_mb("allgather", 1536, [("osm", False)])
