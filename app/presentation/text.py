@@ -11,6 +11,7 @@ from app.schemas.results import (
     AlgorithmResult,
     CatalogEntry,
     ElectricalResult,
+    Feasibility,
     PlanResult,
     RwaResponse,
 )
@@ -130,20 +131,28 @@ def plan_text(result: PlanResult) -> str:
         margin = "-" if f.margin_db is None else f"{f.margin_db:.2f}"
         ber = "-" if f.ber is None else f"{f.ber:.3g}"
         laser = "-" if f.min_laser_power_dbm is None else f"{f.min_laser_power_dbm:.2f}"
-        verdict = "yes"
-        if not f.feasible and f.blocking is not None:
+        out.append(
+            f"{p.algorithm:<10}{f.max_hops:>6}{f.closed_form.l_max_hops:>8.4g}"
+            f"{margin:>11}{ber:>11}{laser:>15}  {feasibility_verdict(f)}"
+        )
+    return "\n".join(out) + "\n"
+
+
+def feasibility_verdict(f: Feasibility) -> str:
+    """'yes', or 'no' with the first stage that fails and how; marked when the longest
+    lightpath exceeds the closed form's L_max (the CLI's table and the planner page)."""
+    verdict = "yes"
+    if not f.feasible:
+        verdict = "no"
+        if f.blocking is not None:
             st = f.stages[f.blocking.stage]
             verdict = (
                 f"no: stage {st.index}: {st.failing}/{st.lightpaths} lightpaths fail "
                 f"({st.failing_power} power, {st.failing_ber} BER)"
             )
-        if f.max_hops > f.closed_form.l_max_hops:
-            verdict += " [longest lightpath exceeds L_max]"
-        out.append(
-            f"{p.algorithm:<10}{f.max_hops:>6}{f.closed_form.l_max_hops:>8.4g}"
-            f"{margin:>11}{ber:>11}{laser:>15}  {verdict}"
-        )
-    return "\n".join(out) + "\n"
+    if f.max_hops > f.closed_form.l_max_hops:
+        verdict += " [longest lightpath exceeds L_max]"
+    return verdict
 
 
 def _achievable_lines(result: PlanResult) -> list[str]:

@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.presentation.text import size_text
-from app.schemas.results import AlgorithmResult, Feasibility
+from app.presentation.text import feasibility_verdict, size_text
+from app.schemas.results import AlgorithmResult
 from models.closed_forms import Unit
 
 
@@ -74,22 +74,6 @@ def row_verdict(feasible: bool | None, proven: bool | None) -> str:
     return "proven" if proven else "gap"
 
 
-def feasibility_text(f: Feasibility) -> str:
-    """'yes', or what fails first (as `rwaopt plan` prints it)."""
-    text = "yes"
-    if not f.feasible:
-        text = "no"
-        if f.blocking is not None:
-            st = f.stages[f.blocking.stage]
-            text = (
-                f"no: stage {st.index}: {st.failing}/{st.lightpaths} lightpaths fail "
-                f"({st.failing_power} power, {st.failing_ber} BER)"
-            )
-    if f.max_hops > f.closed_form.l_max_hops:
-        text += " (longest lightpath exceeds L_max)"
-    return text
-
-
 @dataclass(frozen=True)
 class FormField:
     """One input of the form's "more" fold, read off a request model's field."""
@@ -135,5 +119,5 @@ FILTERS = {
     "shape": shape_text,
     "claim": claim_text,
     "verdict": verdict,
-    "feasibility": feasibility_text,
+    "feasibility": feasibility_verdict,
 }
