@@ -149,7 +149,7 @@ def optical_electrical(cache: PlanCache, quick: bool) -> Section:
     crossing = sizes_table()
     chart = Chart(
         "optical_electrical_sizes",
-        f"All-reduce time, N = {nodes[-1]}",
+        f"Optical vs electrical Fig. 4: all-reduce time against message size (N = {nodes[-1]})",
         "message size (bytes)",
         "time (s)",
         [],

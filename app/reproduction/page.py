@@ -39,8 +39,7 @@ RULES = (
     "`cost_model` (the paper's cost model at a stated parameter) when it depends on a model. "
     "A formula the paper states as a lower bound is met by any value at or above it."
 )
-FINDING_COLUMNS: dict[str, str] = {
-    "quantity": "what is compared",
+FINDING_COLUMNS: dict[str, str] = {  # the quantity compared heads each group
     "parameters": "the parameters that vary within the item (the shared ones are in its heading)",
     "printed": "the number as the paper prints it (- : none printed)",
     "formula": "the paper's closed form evaluated as printed, in the case its rule selects",
@@ -100,7 +99,6 @@ def finding_row(f: Finding, shared: dict[str, Any]) -> list[str]:
     value, kind = rwaopt_value(f)
     varying = {k: v for k, v in f.parameters.items() if k not in shared}
     return [
-        f.quantity,
         cell(varying) if varying else "",
         cell(f.printed),
         cell(f.formula),

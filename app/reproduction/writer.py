@@ -85,7 +85,8 @@ def _figure(chart: Chart) -> Figure:
         drawn.append((axes[len(drawn)], chart.paper_series, "as printed in the paper"))
     for ax, series, label in drawn:
         for s in series:
-            ax.plot(s.x, s.y, s.style, label=s.label)
+            big = {"markersize": 13} if s.style == "*" else {}  # a marked point over a curve
+            ax.plot(s.x, s.y, s.style, label=s.label, **big)
         if ax is not drawn[-1][0] or not chart.paper_series:
             for n, (x, mark) in enumerate(chart.paper_marks):
                 ax.axvline(x, linestyle=":", color=f"C{7 + n % 3}", label=mark)
