@@ -47,7 +47,8 @@ FINDING_COLUMNS: dict[str, str] = {  # the quantity compared heads each group
     "kind": "true (certified), simulated (SimGrid) or cost_model",
     "tolerance": "printed against formula: 0 = exact; else one unit of the printed last digit",
     "verdict": "computed (models.findings.verdict)",
-    "note": "the other case, tied optima, model, and how a cell was read",
+    "note": "the other case, tied optima, model, how a cell was read, and where the paper "
+    "prints it",
 }
 
 
@@ -106,7 +107,7 @@ def finding_row(f: Finding, shared: dict[str, Any]) -> list[str]:
         kind,
         cell(f.tolerance) if f.tolerance else "0",
         f.verdict.value,
-        f.note,
+        "; ".join(x for x in (f.note, f"printed: {f.where}" if f.printed is not None else "") if x),
     ]
 
 
