@@ -467,6 +467,102 @@ def lp_load_bound(stage: Stage) -> int:
     return math.ceil(lp_value - _EPS)
 
 
+def class_lp_bound(stage: Stage, link_class: IntArray) -> int:
+    """ceil of the LP of L* with each link class's constraints averaged: a proven bound on
+    chi, for any partition of the links into classes (`link_class[e]` of link e, CW link
+    e -> e + 1 and CCW link e + 1 -> e alike).
+
+    Every directed link carries at most L* units under an optimal routing, so the average
+    load over the links of a class does too: the LP "min L s.t. for each class and
+    direction, average load <= L" (plus the independence rows of `lp_load_bound`) is a
+    relaxation of the LP of L*, its value at most L* <= chi (its dual is the LP's dual with
+    equal weights on the links of a class). With one class per residue mod a period of the
+    stage it is that LP exactly; on a stage without symmetry it needs one row per class,
+    not per link.
+
+    A demand's two arcs split the links, so its share of class c on one arc is 1 minus its
+    share on the other: with sigma its share on its shorter arc, X the CW units of demands
+    whose CW arc is the longer one and Y the CCW units of the others, a class's rows read
+    CW: sum_short-CW sigma x - sum_long-CW sigma x + X <= L and
+    CCW: sum_short-CW sigma (x - k) - sum_long-CW sigma (x - k) + Y <= L,
+    nonzeros only where the shorter arcs reach (a demand inside a small group)."""
+    if stage.is_empty():
+        return 0
+    n = stage.nodes
+    s, d = stage.sources, stage.destinations
+    k = stage.counts.astype(np.float64)
+    classes = np.asarray(link_class, dtype=np.int64)
+    count = int(classes.max()) + 1
+    size = np.bincount(classes, minlength=count).astype(np.float64)
+    # prefix[c, e]: links of class c among [0, e) of the ring walked twice
+    marks = np.zeros((count, 2 * n + 1))
+    marks[np.concatenate([classes, classes]), np.arange(1, 2 * n + 1)] = 1.0
+    prefix = np.cumsum(marks, axis=1)
+    cw_len = (d - s) % n
+    short_cw = 2 * cw_len <= n
+    lo = np.where(short_cw, s, d)  # the shorter arc: CW [s, d) or CCW [d, s)
+    length = np.where(short_cw, cw_len, n - cw_len)
+    sigma = (prefix[:, lo + length] - prefix[:, lo]) / size[:, None]  # classes x demands
+    signed = np.where(short_cw, 1.0, -1.0)[None, :] * sigma
+    nd = len(s)
+    col_l, col_x, col_y = nd, nd + 1, nd + 2
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    lower = np.zeros(nd + 3)
+    upper = np.concatenate([k, [np.inf, np.inf, np.inf]])
+    lower[:nd][stage.allowed == Direction.CW] = k[stage.allowed == Direction.CW]
+    upper[:nd][stage.allowed == Direction.CCW] = 0
+    cost = np.zeros(nd + 3)
+    cost[col_l] = 1.0
+    h.addVars(nd + 3, lower, upper)
+    h.changeColsCost(nd + 3, np.arange(nd + 3, dtype=np.int32), cost)
+    index: list[IntArray] = []
+    value: list[FloatArray] = []
+    starts: list[int] = []
+    lo_b: list[float] = []
+    hi_b: list[float] = []
+
+    def row(cols: IntArray, vals: FloatArray, low: float, high: float) -> None:
+        starts.append(sum(len(i) for i in index))
+        index.append(cols)
+        value.append(vals)
+        lo_b.append(low)
+        hi_b.append(high)
+
+    # X = sum of x over long-CW demands; Y = sum of (k - x) over short-CW demands
+    longs, shorts = np.flatnonzero(~short_cw), np.flatnonzero(short_cw)
+    row(np.append(longs, col_x), np.append(np.full(len(longs), -1.0), 1.0), 0.0, 0.0)
+    short_k = float(k[shorts].sum())
+    row(np.append(shorts, col_y), np.ones(len(shorts) + 1), short_k, short_k)
+    signed_k = signed @ k
+    for c in range(count):
+        nz = np.flatnonzero(signed[c])
+        vals = signed[c, nz]
+        row(np.append(nz, [col_x, col_l]), np.append(vals, [1.0, -1.0]), -np.inf, 0.0)
+        row(np.append(nz, [col_y, col_l]), np.append(vals, [1.0, -1.0]), -np.inf, signed_k[c])
+    # independence: sum x = X + short_k - Y <= a_cw L; sum (k - x) = K - X - short_k + Y
+    alpha_cw, alpha_ccw = independence_caps(stage)
+    both = np.array([col_x, col_y, col_l])
+    row(both, np.array([1.0, -1.0, -float(alpha_cw)]), -np.inf, -short_k)
+    row(both, np.array([-1.0, 1.0, -float(alpha_ccw)]), -np.inf, short_k - float(k.sum()))
+    h.addRows(
+        len(starts),
+        np.array(lo_b),
+        np.array(hi_b),
+        sum(len(i) for i in index),
+        np.array(starts, dtype=np.int32),
+        np.concatenate(index).astype(np.int32),
+        np.concatenate(value),
+    )
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return 0  # no bound rather than a wrong one
+    lp_value = float(h.getInfo().objective_function_value)
+    # relative tolerance: HiGHS's optimum can sit a hair above an integer it equals
+    return max(0, math.ceil(lp_value - _EPS * max(1.0, lp_value)))
+
+
 def load_bound(stage: Stage, time_limit_s: float = 10.0) -> LoadBound:
     """L* with a routing attaining it (or the best routing found and a proven bound)."""
     if stage.is_empty():

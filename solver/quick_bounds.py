@@ -151,11 +151,13 @@ def _packing(nodes: int, length: int, units: int) -> int:
     return -(-units // per_colour)
 
 
-def quick_bound(stage: Stage, period: int | None = None) -> int:
+def quick_bound(stage: Stage, period: int | None = None, cuts: bool = True) -> int:
     """The best of the bounds above. With `period` (a divisor of N), `stage` holds one
     period of a larger stage: the bound is that of the union of its N / period translates
     by multiples of `period` (an OpTree stage is one group's demands, repeated), computed
-    without building it, and equal to the bound of the built stage (tests)."""
+    without building it, and equal to the bound of the built stage (tests). Without `cuts`
+    the arc cuts are left out (still a bound; the search skips them on stages of short
+    demands, where an arc of N/8 nodes or more is crossed only near its two ends)."""
     if stage.is_empty():
         return 0
     if period is not None and stage.nodes % period:
@@ -163,7 +165,7 @@ def quick_bound(stage: Stage, period: int | None = None) -> int:
     copies = 1 if period is None else stage.nodes // period
     return max(
         hop_bound(stage, copies),
-        cut_bound(stage, period),
+        cut_bound(stage, period) if cuts else 0,
         degree_bound(stage, period),
         equal_arcs_bound(stage, copies),
     )

@@ -25,7 +25,7 @@ from models.optics import OpticalParameters, longest_reliable_hops
 from models.optics import max_hops as optics_max_hops
 from models.ring import Hardware, Ring
 from models.stage import IntArray, Stage
-from solver.bounds import lp_load_bound
+from solver.bounds import class_lp_bound, lp_load_bound, rotation_period
 from solver.feasibility import PlanOptics, evaluate_plan
 from solver.outcome import SolveOptions
 from solver.plan import AlgorithmPlan, DeadlineReached, plan_algorithm, plan_time_s
@@ -33,6 +33,8 @@ from solver.quick_bounds import quick_bound, shift_bound, translated_all_to_all_
 from solver.stage_cache import StageCache, shared_cache, stage_key
 
 LP_DEMAND_LIMIT = 20_000  # larger stages keep their quick bound (the LP would take seconds)
+SHORT_DEMANDS = 32  # a stage whose demands span under N / 32 nodes skips the arc cuts
+PERIODIC_LP_LIMIT = 1_000_000  # period x orbits of the periodic LP (seconds beyond)
 
 
 @dataclass(frozen=True)
@@ -152,10 +154,36 @@ def _stage_slots(
     return out
 
 
+def _lp_is_cheap(stage: Stage) -> bool:
+    """The LP of L* costs at most a fraction of a second: below LP_DEMAND_LIMIT demands, and
+    when the stage has a rotation period t < N, its orbit model small (t x orbits below
+    PERIODIC_LP_LIMIT: OpTree's exact stage 2 at N = 4096, t = 1024, took 4.6 s)."""
+    if stage.demand_count > LP_DEMAND_LIMIT:
+        return False
+    period = rotation_period(stage)
+    return period == stage.nodes or int((stage.sources < period).sum()) * period <= (
+        PERIODIC_LP_LIMIT
+    )
+
+
 def _lp_or_quick(stage: Stage) -> int:
-    """The LP of L* (below LP_DEMAND_LIMIT demands), never below the quick bounds."""
-    lp = lp_load_bound(stage) if stage.demand_count <= LP_DEMAND_LIMIT else 0
+    """The LP of L* where it is cheap, never below the quick bounds."""
+    lp = lp_load_bound(stage) if _lp_is_cheap(stage) else 0
     return max(lp, quick_bound(stage))
+
+
+def _refined(sketch: StageSketch, quick: int) -> int:
+    """Second tier of a built sketch's stage: the LP of L* where it is cheap (a period below
+    N), else the class LP on the sketch's link classes (a padded OpTree stage), else the
+    quick bound `quick`."""
+    assert sketch.build is not None
+    stage = sketch.build()
+    if rotation_period(stage) < stage.nodes and _lp_is_cheap(stage):
+        return max(quick, lp_load_bound(stage))
+    classes = sketch.classes() if sketch.classes is not None else None
+    if classes is not None:
+        return max(quick, class_lp_bound(stage, classes))
+    return quick
 
 
 def _longest(stage: Stage) -> int:
@@ -189,7 +217,8 @@ def _sketch_bound(ring: Ring, sketch: StageSketch) -> tuple[int, int]:
     if stage is None and sketch.build is not None:
         stage = sketch.build()
     if stage is not None:
-        return quick_bound(stage), _longest(stage)
+        longest = _longest(stage)
+        return quick_bound(stage, cuts=longest * SHORT_DEMANDS >= ring.nodes), longest
     assert sketch.positions is not None and sketch.weights is not None
     assert sketch.offsets is not None
     bound = translated_all_to_all_bound(
@@ -306,8 +335,9 @@ class _Search:
             return True
         return not _cannot_win(candidate, [f.plan for f in self.feasible if f is not None])
 
-    def consider(self, candidate: _Candidate) -> None:
-        """Prune it, or tighten its bound (the LP of L*) and prune, or solve it."""
+    def consider(self, candidate: _Candidate, tightened: bool = False) -> None:
+        """Prune it, or tighten its bound (the LP of L*, unless `tightened` already) and
+        prune, or solve it."""
         if not self.can_win(candidate):
             self.pruned += 1
             return
@@ -315,7 +345,7 @@ class _Search:
             self.cut = self.cut or "time budget reached while solving candidates"
             return
         algorithm, ring = self.algorithm, self.ring
-        if algorithm.shift_rounds(ring, candidate.params) is None:
+        if not tightened and algorithm.shift_rounds(ring, candidate.params) is None:
             # Second tier: per stage the LP of L* is at least its quick bound, so these
             # bounds are at least the first tier's.
             tight = _stage_slots(algorithm, ring, candidate.params, _lp_or_quick, self.load_bounds)
@@ -469,20 +499,28 @@ def search_best_shape(
         search.consider(candidate)
     # Candidates with stages still to build (OpTree's padded trees), in their order (trees
     # sharing levels come together): bounded stage by stage, against the incumbent found
-    # above; the first stages that rule a candidate out spare building the rest.
+    # above; the first stages that rule a candidate out spare building the rest. Those the
+    # quick bounds leave in are bounded again (`_refined`), then solved in bound order.
+    # Batches of equal depth (OpTree: the orderings of one cover), smallest batch first, each
+    # solved before the next is bounded: an early good incumbent prunes the large batches
+    # at shallower levels.
+    batches: dict[int, list[tuple[Params, list[StageSketch]]]] = {}
     for params, sketches in deferred:
-        if search.out_of_time():
-            search.cut = search.cut or "time budget reached while bounding candidates"
-            break
-        for depth in range(1, len(sketches) + 1):
-            partial = _from_sketches(
-                algorithm, ring, params, search.sizes, hardware, bounds, sketches[:depth]
-            )
-            if not search.can_win(partial):
-                search.pruned += 1
+        batches.setdefault(len(sketches), []).append((params, sketches))
+    for batch in sorted(batches.values(), key=len):
+        survivors: list[_Candidate] = []
+        for params, sketches in batch:
+            if search.out_of_time():
+                search.cut = search.cut or "time budget reached while bounding candidates"
                 break
-        else:
-            search.consider(partial)
+            survivor = _bound_deferred(search, params, sketches, bounds)
+            if survivor is None:
+                search.pruned += 1
+            else:
+                survivors.append(survivor)
+        survivors.sort(key=lambda c: (c.time_bounds[:1], c.steps_bound))
+        for candidate in survivors:
+            search.consider(candidate, tightened=True)
     total = len(candidates) + len(deferred) + paper_seen
     exhaustive = not search.cut and search.evaluated + search.pruned == total
     report = SearchReport(
@@ -500,6 +538,34 @@ def search_best_shape(
         tuple(search.feasible) if optics is not None else (),
         search.plan_optics,
     )
+
+
+def _bound_deferred(
+    search: _Search, params: Params, sketches: list[StageSketch], bounds: Bounds
+) -> _Candidate | None:
+    """A deferred candidate's bound (None: pruned): quick bounds stage by stage, first stage
+    first (stopping once they rule it out), then `_refined` deepest stage first (the
+    smallest groups: the fewest link classes and the largest gain)."""
+    algorithm, ring, sizes, hardware = search.algorithm, search.ring, search.sizes, search.hardware
+    for depth in range(1, len(sketches) + 1):
+        partial = _from_sketches(algorithm, ring, params, sizes, hardware, bounds, sketches[:depth])
+        if not search.can_win(partial):
+            return None
+    refined: Bounds = {("sketch", k.key): bounds[("sketch", k.key)] for k in sketches}
+    for sketch in reversed(sketches):
+        if sketch.build is None:
+            continue
+        key: Hashable = ("sketch", sketch.key)
+        if ("refined", key) not in bounds:
+            chi, far = bounds[key]
+            bounds[("refined", key)] = (_refined(sketch, chi), far)
+        refined[key] = bounds[("refined", key)]
+        partial = _from_sketches(algorithm, ring, params, sizes, hardware, refined, sketches)
+        if not search.can_win(partial):
+            return None
+        if search.out_of_time():
+            break
+    return partial
 
 
 def _cannot_win(candidate: _Candidate, best: Sequence[AlgorithmPlan]) -> bool:

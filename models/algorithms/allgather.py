@@ -509,6 +509,7 @@ def _balanced_children(start: int, size: int, count: int) -> list[tuple[int, int
     return out
 
 
+@functools.lru_cache(maxsize=1024)
 def _group_pairs(size: int, factor: int) -> tuple[IntArray, IntArray]:
     """(sender, receiver) offsets inside one group of `size` split into `factor` children."""
     children = _balanced_children(0, size, min(factor, size))
@@ -520,7 +521,10 @@ def _group_pairs(size: int, factor: int) -> tuple[IntArray, IntArray]:
     count = len(children)
     c1, c2, p = np.meshgrid(np.arange(count), np.arange(count), pos, indexing="ij")
     keep = member[c1, p] & (c1 != c2)
-    return node[c1[keep], p[keep]], node[c2[keep], p[keep]]
+    senders, receivers = node[c1[keep], p[keep]], node[c2[keep], p[keep]]
+    senders.setflags(write=False)  # cached: shared by every group of this size
+    receivers.setflags(write=False)
+    return senders, receivers
 
 
 Groups = tuple[tuple[int, int], ...]  # (start, size) of every current group
@@ -528,22 +532,25 @@ Groups = tuple[tuple[int, int], ...]  # (start, size) of every current group
 
 def _level_pairs(groups: Groups, m: int) -> tuple[IntArray, IntArray, Groups]:
     """(senders, receivers) of one OpTree level splitting every group of `groups` into `m`
-    balanced children, and the groups after it."""
-    by_size: dict[int, list[int]] = {}
-    next_groups: list[tuple[int, int]] = []
-    for start, size in groups:
-        if size == 1:
-            next_groups.append((start, size))
-            continue
-        by_size.setdefault(size, []).append(start)
-        next_groups.extend(_balanced_children(start, size, min(m, size)))
+    balanced children, and the groups after it (in ring order; a group of one node stays)."""
+    start = np.array([g[0] for g in groups], dtype=np.int64)
+    size = np.array([g[1] for g in groups], dtype=np.int64)
+    count = np.minimum(size, m)  # children per group (a single node is its own child)
+    q, r = size // count, size % count
+    child = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    child_start = np.repeat(start, count) + child * np.repeat(q, count)
+    child_start += np.minimum(child, np.repeat(r, count))
+    child_size = np.repeat(q, count) + (child < np.repeat(r, count))
+    next_groups = tuple(zip(child_start.tolist(), child_size.tolist(), strict=True))
     senders, receivers = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
-    for size, starts in by_size.items():
-        a, b = _group_pairs(size, m)
-        offset = np.array(starts, dtype=np.int64)[:, None]
+    split = size > 1
+    sizes, first = np.unique(size[split], return_index=True)
+    for value in sizes[np.argsort(first)].tolist():  # first seen first, as groups come
+        a, b = _group_pairs(value, m)
+        offset = start[split & (size == value)][:, None]
         senders.append((offset + a[None, :]).reshape(-1))
         receivers.append((offset + b[None, :]).reshape(-1))
-    return np.concatenate(senders), np.concatenate(receivers), tuple(next_groups)
+    return np.concatenate(senders), np.concatenate(receivers), next_groups
 
 
 def optree_pair_arrays(nodes: int, branching: tuple[int, ...]) -> list[tuple[IntArray, IntArray]]:
@@ -563,6 +570,7 @@ def optree_pair_arrays(nodes: int, branching: tuple[int, ...]) -> list[tuple[Int
     return out
 
 
+CLASS_LP_MOST_CLASSES = 64  # link classes of a padded stage's class LP bound (it takes s beyond)
 PADDED_STATES = 32  # prefixes of padded trees whose holdings are kept (2 MiB each at N = 4096)
 _padded_states: OrderedDict[tuple[int, tuple[int, ...]], tuple[Stage, PackedHoldings, Groups]] = (
     OrderedDict()
@@ -605,6 +613,44 @@ def _padded_state(nodes: int, prefix: tuple[int, ...]) -> tuple[Stage, PackedHol
         while len(_padded_states) > PADDED_STATES:
             _padded_states.popitem(last=False)
     return state
+
+
+def optree_padded_link_classes(nodes: int, prefix: tuple[int, ...], most: int) -> IntArray | None:
+    """A partition of the links for `solver.bounds.class_lp_bound` of stage len(prefix) of a
+    padded tree: link e (leaving node e) is classed by its offset in the group being split
+    that holds node e and by that group's pattern (its size and its demands relative to its
+    start, with their counts), so groups that carry the same demands share classes. When
+    that makes more than `most` classes, groups are classed by size alone; None when even
+    that is too many (the large groups of the first levels)."""
+    groups: Groups = ((0, nodes),) if len(prefix) == 1 else _padded_state(nodes, prefix[:-1])[2]
+    if sum({size for _, size in groups}) > most:
+        return None
+    stage = optree_padded_stage(nodes, prefix)
+    starts = np.array([start for start, _ in groups], dtype=np.int64)
+    sizes = np.array([size for _, size in groups], dtype=np.int64)
+    owner = np.searchsorted(starts, stage.sources, side="right") - 1  # sources are sorted
+    bounds = np.searchsorted(owner, np.arange(len(groups) + 1))
+    relative = np.stack(
+        [stage.sources - starts[owner], (stage.destinations - starts[owner]) % nodes, stage.counts]
+    )
+    patterns: dict[tuple[int, bytes], int] = {}
+    pattern = np.empty(len(groups), dtype=np.int64)
+    for g in range(len(groups)):
+        block = relative[:, bounds[g] : bounds[g + 1]]
+        pattern[g] = patterns.setdefault((int(sizes[g]), block.tobytes()), len(patterns))
+    first = np.zeros(len(patterns), dtype=np.int64)  # class of offset 0 of each pattern
+    size_of = np.zeros(len(patterns), dtype=np.int64)
+    size_of[pattern] = sizes
+    if int(size_of.sum()) > most:
+        _, pattern = np.unique(sizes, return_inverse=True)
+        size_of = np.zeros(int(pattern.max()) + 1, dtype=np.int64)
+        size_of[pattern] = sizes
+        first = np.zeros(len(size_of), dtype=np.int64)
+    first[1:] = np.cumsum(size_of)[:-1]
+    node = np.arange(nodes)
+    group_of = np.searchsorted(starts, node, side="right") - 1
+    classes: IntArray = first[pattern[group_of]] + node - starts[group_of]
+    return classes
 
 
 def optree_pairs(nodes: int, branching: tuple[int, ...]) -> list[list[tuple[int, int]]]:
@@ -715,6 +761,9 @@ class OpTreeAllGather(Algorithm):
                 StageSketch(
                     ("optree-padded", branching[:j]),
                     build=functools.partial(optree_padded_stage, n, branching[:j]),
+                    classes=functools.partial(
+                        optree_padded_link_classes, n, branching[:j], CLASS_LP_MOST_CLASSES
+                    ),
                 )
                 for j in range(1, len(branching) + 1)
             ]

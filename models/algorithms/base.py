@@ -56,7 +56,9 @@ class StageSketch:
     `weights[i]` unit lightpaths to every other one, and the stage is the union of that set
     moved by each of `offsets` (an OpTree stage: one column of sibling positions, at every
     position of every group; WRHT's representatives: one set, offset 0). Two sketches of one
-    ring with equal `key` are the same stage, so their bound is computed once."""
+    ring with equal `key` are the same stage, so their bound is computed once. `classes`
+    (with `build`) partitions the links for the search's second-tier bound
+    (`solver.bounds.class_lp_bound`), or gives None when it would be too fine."""
 
     key: Hashable
     pieces: int = 1
@@ -65,6 +67,7 @@ class StageSketch:
     positions: IntArray | None = None
     weights: IntArray | None = None
     offsets: IntArray | None = None
+    classes: Callable[[], IntArray | None] | None = None
 
 
 class Algorithm(ABC):

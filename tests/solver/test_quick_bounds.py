@@ -7,9 +7,14 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from models.algorithms.allgather import (
+    optree_candidates,
+    optree_padded_link_classes,
+    optree_padded_stage,
+)
 from models.relay import shift_stage
 from models.stage import Stage
-from solver.bounds import load_bound, lp_load_bound
+from solver.bounds import class_lp_bound, load_bound, lp_load_bound, rotation_period
 from solver.quick_bounds import (
     CUT_DIVISORS,
     cut_bound,
@@ -129,3 +134,52 @@ def test_equal_arcs_bound_at_a_tra_round() -> None:
     """N = 1024, shift 192, 32 blocks per node: 5 clockwise arcs or 1 counter-clockwise arc
     per colour, so chi >= 32768 / 6 = 5461.3, above the weighted hops' 4992."""
     assert shift_bound(1024, 192, 32) == 5462
+
+
+@settings(max_examples=80, deadline=None)
+@given(small_stages(), st.data())
+def test_class_lp_bound_never_exceeds_brute_force_chi(stage: Stage, data: st.DataObject) -> None:
+    """Any partition of the links gives a bound: checked on random partitions against chi
+    found by trying every routing and colouring."""
+    n = stage.nodes
+    classes = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)))
+    _, classes = np.unique(classes, return_inverse=True)
+    assert class_lp_bound(stage, classes) <= brute_chi(stage)
+    assert class_lp_bound(stage, classes) <= lp_load_bound(stage)
+
+
+def test_class_lp_bound_with_a_class_per_link_or_residue_is_the_lp_of_l_star() -> None:
+    """One class per link is the LP of L* itself; one per residue mod the stage's rotation
+    period is too (an optimal dual can be taken periodic)."""
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        n = int(rng.integers(3, 25))
+        s, d = rng.integers(0, n, 15), rng.integers(0, n, 15)
+        keep = s != d
+        if not keep.any():
+            continue
+        stage = Stage.from_demands(n, s[keep], d[keep], rng.integers(1, 6, keep.sum()))
+        assert class_lp_bound(stage, np.arange(n)) == lp_load_bound(stage)
+    for n, prefix in ((24, (5, 5)), (30, (4, 4, 2)), (64, (3, 3, 3, 3)), (60, (7, 3, 3))):
+        for j in range(1, len(prefix) + 1):
+            stage = optree_padded_stage(n, prefix[:j])
+            period = rotation_period(stage)
+            assert class_lp_bound(stage, np.arange(n) % period) == lp_load_bound(stage)
+
+
+def test_padded_optree_classes_bound_below_chi_at_small_n() -> None:
+    """The classes the search uses on padded OpTree stages (by group pattern and offset):
+    a partition of the links, and the class LP stays at or below the stage's LP of L* (so
+    below chi) on every padded stage of every candidate at N = 24 and 30."""
+    for n in (24, 30):
+        for vector in optree_candidates(n):
+            if int(np.prod(vector)) == n:
+                continue
+            for j in range(1, len(vector) + 1):
+                classes = optree_padded_link_classes(n, vector[:j], 64)
+                if classes is None:
+                    continue
+                assert classes.shape == (n,) and classes.min() == 0
+                assert len(np.unique(classes)) == classes.max() + 1 <= 64
+                stage = optree_padded_stage(n, vector[:j])
+                assert class_lp_bound(stage, classes) <= lp_load_bound(stage)

@@ -12,7 +12,7 @@ from models.ring import Hardware, Ring
 from solver.feasibility import evaluate_plan
 from solver.outcome import SolveOptions
 from solver.plan import AlgorithmPlan, StageCache, plan_algorithm
-from solver.shape_search import OpticsTarget, search_best_shape
+from solver.shape_search import FeasibleShape, OpticsTarget, search_best_shape
 
 SIZES = (256.0, 1048576.0)  # a latency-bound and a bandwidth-bound message
 CASES = [
@@ -124,10 +124,33 @@ def _brute_feasible(
 def test_feasible_best_agrees_with_brute_force_and_is_feasible(
     collective: str, name: str, n: int, w: int
 ) -> None:
+    assert OpticsTarget.of(OPTICS).reach == 5
+    _check_feasible_search(collective, name, n, w, OPTICS)
+
+
+LONGER_REACH = OpticalParameters(pass_loss_db_per_node=1.0)  # reach: 8 hops
+
+
+@pytest.mark.parametrize(
+    "collective,name,n,w", [("allgather", "wrht", 20, 2), ("alltoall", "tra", 16, 2)]
+)
+def test_routing_within_the_hop_limit_is_what_makes_the_feasible_best(
+    collective: str, name: str, n: int, w: int
+) -> None:
+    """Here the fastest feasible shape is feasible only when routed within the reach (8
+    hops): WRHT's m = 4 with one level at N = 20, TRA's radix 14 at N = 16."""
+    found = _check_feasible_search(collective, name, n, w, LONGER_REACH)
+    assert all(f is not None and f.hop_limit == 8 for f in found)
+
+
+def _check_feasible_search(
+    collective: str, name: str, n: int, w: int, optics: OpticalParameters
+) -> tuple[FeasibleShape | None, ...]:
+    """The search's feasible best per size equals brute force's, is feasible, keeps to its
+    hop limit; the regardless-of-optics best is unchanged by looking for it."""
     algorithm = get_algorithm(collective, name)
     ring = Ring(n, 1, w)
-    target = OpticsTarget.of(OPTICS)
-    assert target.reach == 5
+    target = OpticsTarget.of(optics)
     every = _brute_feasible(algorithm, ring, target)
     cache = StageCache()
     paper = plan_algorithm(
@@ -145,7 +168,7 @@ def test_feasible_best_agrees_with_brute_force_and_is_feasible(
         assert got is not None
         best = min((p.timings[i].time_s, p.true_steps) for p, _ in every)
         assert (got.plan.timings[i].time_s, got.plan.true_steps) == pytest.approx(best, rel=1e-12)
-        assert evaluate_plan(got.plan, OPTICS).feasible
+        assert evaluate_plan(got.plan, optics).feasible
         if got.hop_limit is not None:
             longest = max(
                 int(s.result.assignment.lightpaths(ring, s.stage)["hops"].max())
@@ -159,6 +182,7 @@ def test_feasible_best_agrees_with_brute_force_and_is_feasible(
         assert (a.timings[i].time_s, a.true_steps) == pytest.approx(
             (b.timings[i].time_s, b.true_steps), rel=1e-12
         )
+    return found.feasible_by_message
 
 
 def test_a_family_without_a_feasible_shape_reports_none() -> None:
