@@ -90,7 +90,7 @@ COVERAGE = [
         "Fig. 4",
         "time against depth k, N = 512 to 4096; the best depth",
         tables=("optree_depth_sweep",),
-        charts=("optree_depth_sweep",),
+        charts=("optree_depth_sweep", "optree_depth_sweep_relative"),
         findings=("Fig. 4", "eq. (1)"),
         paper_values="the best depths of Sec. V-B (6, 6, 7, 8): dotted lines; the curves "
         "carry no labelled values",
@@ -211,10 +211,19 @@ def optree_journal(cache: PlanCache, quick: bool) -> Section:
         "depth k (stages)",
         "steps",
         [],
-        zoom_from_x=2,
         note="solid: true steps of the most balanced tree of depth k; dashed: Theorem 1's "
         "eq. (1) at k; star: Lemma 3's k* on the true curve. The paper plots time, which is "
         "steps x slot time at a fixed message.",
+    )
+    relative = Chart(
+        "optree_depth_sweep_relative",
+        "OpTree Fig. 4, near the best depth (k >= 2, as the paper's inset): steps relative to "
+        "each N's least true steps",
+        "depth k (stages)",
+        "steps / least true steps at that N",
+        [],
+        note="1.0: a depth of least true steps (several: a tie); dashed: eq. (1) over the same "
+        "least true steps; star: Lemma 3's k*; dotted: the best depths Sec. V-B prints.",
     )
     for n in sizes:
         ring = Ring(n, 1, 64)
@@ -269,6 +278,7 @@ def optree_journal(cache: PlanCache, quick: bool) -> Section:
         )
         note = "formula: Lemma 3's k*; true: the depths of least true steps over every depth"
         section.findings.append(finding(printed, k_star, best_k, note, tied=tied))
+        first = len(chart.series)
         chart.series.append(Series(f"N = {n}: true", ks, [float(t) for t in trues]))
         eq1_points = [(k, float(e)) for k, e in zip(ks, eq1s, strict=True) if e is not None]
         chart.series.append(
@@ -282,6 +292,12 @@ def optree_journal(cache: PlanCache, quick: bool) -> Section:
         if float(k_star) in ks:
             at = trues[ks.index(float(k_star))]
             chart.series.append(Series(f"N = {n}: k* = {k_star}", [k_star], [at], "*"))
+        least = float(min(trues))
+        for series in chart.series[first:]:  # k >= 2, relative to this N's least true steps
+            points = [(k, y / least) for k, y in zip(series.x, series.y, strict=True) if k >= 2]
+            relative.series.append(
+                Series(series.label, [k for k, _ in points], [y for _, y in points], series.style)
+            )
     marks: dict[float, list[int]] = {}
     for n, p in depths.items():
         if p.value is not None and n in sizes:
@@ -289,8 +305,9 @@ def optree_journal(cache: PlanCache, quick: bool) -> Section:
     chart.paper_marks = [
         (k, f"paper: best k = {k:g} at N = {', '.join(map(str, ns))}") for k, ns in marks.items()
     ]
+    relative.paper_marks = chart.paper_marks
     section.tables.append(sweep)
-    section.charts.append(chart)
+    section.charts += [chart, relative]
     motivation_example(cache, section)
     lemma1_on_odd_rings(cache, section, quick)
     _optree_reductions(cache, section, quick)
