@@ -217,7 +217,7 @@ def optree_journal(cache: PlanCache, quick: bool) -> Section:
     )
     relative = Chart(
         "optree_depth_sweep_relative",
-        "OpTree Fig. 4, near the best depth (k >= 2, as the paper's inset): steps relative to "
+        "OpTree Fig. 4, near the best depth (k >= 4, as the paper's inset): steps relative to "
         "each N's least true steps",
         "depth k (stages)",
         "steps / least true steps at that N",
@@ -293,8 +293,8 @@ def optree_journal(cache: PlanCache, quick: bool) -> Section:
             at = trues[ks.index(float(k_star))]
             chart.series.append(Series(f"N = {n}: k* = {k_star}", [k_star], [at], "*"))
         least = float(min(trues))
-        for series in chart.series[first:]:  # k >= 2, relative to this N's least true steps
-            points = [(k, y / least) for k, y in zip(series.x, series.y, strict=True) if k >= 2]
+        for series in chart.series[first:]:  # k >= 4, relative to this N's least true steps
+            points = [(k, y / least) for k, y in zip(series.x, series.y, strict=True) if k >= 4]
             relative.series.append(
                 Series(series.label, [k for k, _ in points], [y for _, y in points], series.style)
             )
