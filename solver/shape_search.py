@@ -29,11 +29,10 @@ from solver.bounds import class_lp_bound, lp_load_bound, rotation_period
 from solver.feasibility import PlanOptics, evaluate_plan
 from solver.outcome import SolveOptions
 from solver.plan import AlgorithmPlan, DeadlineReached, plan_algorithm, plan_time_s
-from solver.quick_bounds import quick_bound, shift_bound, translated_all_to_all_bound
+from solver.quick_bounds import quick_bound, shift_bounds, translated_all_to_all_bound
 from solver.stage_cache import StageCache, shared_cache, stage_key
 
 LP_DEMAND_LIMIT = 20_000  # larger stages keep their quick bound (the LP would take seconds)
-SHORT_DEMANDS = 32  # a stage whose demands span under N / 32 nodes skips the arc cuts
 PERIODIC_LP_LIMIT = 1_000_000  # period x orbits of the periodic LP (seconds beyond)
 
 
@@ -91,6 +90,7 @@ class _Candidate:
     steps_bound: int
     time_bounds: list[float] = field(default_factory=list)
     longest: int = 0  # longest lightpath any routing needs: max over demands of the shorter arc
+    slots: list[tuple[int, int]] = field(default_factory=list)  # per stage: (steps, pieces)
 
 
 @dataclass(frozen=True)
@@ -133,6 +133,7 @@ def _candidate(
         sum(steps for steps, _ in slots),
         [plan_time_s(slots, size, pieces, hardware) for size in sizes],
         longest,
+        list(slots),
     )
 
 
@@ -217,8 +218,7 @@ def _sketch_bound(ring: Ring, sketch: StageSketch) -> tuple[int, int]:
     if stage is None and sketch.build is not None:
         stage = sketch.build()
     if stage is not None:
-        longest = _longest(stage)
-        return quick_bound(stage, cuts=longest * SHORT_DEMANDS >= ring.nodes), longest
+        return quick_bound(stage), _longest(stage)
     assert sketch.positions is not None and sketch.weights is not None
     assert sketch.offsets is not None
     bound = translated_all_to_all_bound(
@@ -243,11 +243,15 @@ def _bounded(
     A candidate with a stage still to build is returned as its sketches (bounded later,
     stage by stage, once the search has a good incumbent)."""
     channels = ring.channels_per_direction
-    shifts = algorithm.shift_rounds(ring, params)
-    if shifts is not None:
-        slots = [(-(-shift_bound(ring.nodes, sh, k) // channels), 1) for sh, k in shifts]
-        longest = max((min(sh % ring.nodes, -sh % ring.nodes) for sh, _ in shifts), default=0)
-        return _candidate(algorithm, ring, params, sizes, hardware, slots, longest)
+    rounds = algorithm.shift_round_arrays(ring, params)
+    if rounds is not None:
+        # every stage carries one piece per lightpath: the time depends on the slot total
+        shifts, counts, times = rounds
+        chi = shift_bounds(ring.nodes, shifts, counts)
+        total = int(((-(-chi // channels)) * times).sum())
+        arcs = shifts % ring.nodes
+        longest = int(np.minimum(arcs, ring.nodes - arcs).max(initial=0))
+        return _candidate(algorithm, ring, params, sizes, hardware, [(total, 1)], longest)
     sketches = algorithm.stage_sketches(ring, params)
     if sketches is None:
         sketches = [StageSketch(None, s.pieces, stage=s) for s in algorithm.stages(ring, params)]
@@ -361,6 +365,14 @@ class _Search:
             if not self.can_win(candidate):
                 self.pruned += 1
                 return
+        if tightened and len(candidate.slots) > 1:
+            settled = self.settle(candidate)
+            if settled is None:
+                self.pruned += 1
+                return
+            if self.out_of_time():
+                self.cut = "time budget reached while solving a candidate"
+                return
         try:
             plan = self.solve(candidate.params, self.options)
         except DeadlineReached:
@@ -388,6 +400,39 @@ class _Search:
                 held = self.feasible[i]
                 if _better(found.plan, None if held is None else held.plan, i):
                     self.feasible[i] = found
+
+    def settle(self, candidate: _Candidate) -> _Candidate | None:
+        """Its stages solved one at a time, deepest first (the loosest bounds), each one's
+        proven bound on chi from the solve replacing its bound (the plan reports chi >= it);
+        None as soon as they rule it out. The solves land in the stage cache, so solving the
+        whole candidate afterwards reuses them."""
+        if self.options.max_tx is not None or self.options.max_rx is not None:
+            return candidate  # steps come from a node-limited schedule, not from chi
+        channels = self.ring.channels_per_direction
+        slots = list(candidate.slots)
+        stages = self.algorithm.stages(self.ring, candidate.params)
+        if len(stages) != len(slots):
+            return candidate
+        for j in reversed(range(len(stages))):
+            if self.out_of_time():
+                break
+            try:
+                result = self.cache.solve(self.ring, stages[j], self.options)
+            except LimitExceededError:
+                return candidate
+            slots[j] = (max(slots[j][0], -(-result.lower_bound // channels)), slots[j][1])
+            candidate = _candidate(
+                self.algorithm,
+                self.ring,
+                candidate.params,
+                self.sizes,
+                self.hardware,
+                slots,
+                candidate.longest,
+            )
+            if not self.can_win(candidate):
+                return None
+        return candidate
 
     def solve(self, params: Params, options: SolveOptions) -> AlgorithmPlan:
         return plan_algorithm(

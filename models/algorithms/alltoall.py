@@ -52,6 +52,45 @@ def digit_count(processes: int, radix: int, digit: int, value: int) -> int:
     return (processes // cycle) * rx + min(max(processes % cycle - value * rx, 0), rx)
 
 
+def tra_shift_arrays(processes: int, radix: int) -> tuple[IntArray, IntArray]:
+    """`tra_shift_rounds` as arrays (shifts, h), in the same order, without a Python step
+    per round (radix P has P - 1 rounds; the search bounds every radix)."""
+    shifts, counts = [], []
+    rx = 1
+    for _ in range(cf.tra_digits(processes, radix)):
+        z = np.arange(1, radix, dtype=np.int64)
+        z = z[z * rx < processes]
+        cycle = rx * radix
+        shifts.append(z * rx)
+        counts.append((processes // cycle) * rx + np.clip(processes % cycle - z * rx, 0, rx))
+        rx = cycle
+    if not shifts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(shifts), np.concatenate(counts)
+
+
+def relayed_shift_arrays(
+    nodes: int, shifts: IntArray, counts: IntArray, relay: int
+) -> tuple[IntArray, IntArray, IntArray]:
+    """`_relayed_rounds` as arrays (hop lengths up to sign, counts, how many stages of each):
+    a round whose shorter arc d exceeds `relay` is ceil(d / relay) stages, `extra` of
+    floor + 1 hops and the rest of floor (relay_lengths); the bound of a shift depends only
+    on its length up to sign."""
+    ones = np.ones(len(shifts), dtype=np.int64)
+    if not relay:
+        return shifts % nodes, counts, ones
+    cw = shifts % nodes
+    distance = np.minimum(cw, nodes - cw)
+    hops = np.maximum(1, -(-distance // relay))
+    base, extra = distance // hops, distance % hops
+    single = distance <= relay
+    lengths = np.concatenate([np.where(single, cw, base + 1), base])
+    times = np.concatenate([np.where(single, ones, extra), np.where(single, 0, hops - extra)])
+    doubled = np.concatenate([counts, counts])
+    keep = times > 0
+    return lengths[keep], doubled[keep], times[keep]
+
+
 def tra_shift_rounds(processes: int, radix: int) -> list[tuple[int, int]]:
     """Per TRA round (x, z): every process sends h blocks to process p + z r^x, where h is
     the number of block indices with digit x equal to z (the same for every process, as
@@ -191,6 +230,12 @@ class TunableRadixAllToAll(Relayable, Algorithm):
         """(shift, lightpaths per node) of every stage (a relayed round is several)."""
         rounds = tra_shift_rounds(ring.nodes, int_param(params, "radix"))
         return _relayed_rounds(ring.nodes, rounds, int_param(params, "relay_hops"))
+
+    def shift_round_arrays(
+        self, ring: Ring, params: Params
+    ) -> tuple[IntArray, IntArray, IntArray] | None:
+        shifts, counts = tra_shift_arrays(ring.nodes, int_param(params, "radix"))
+        return relayed_shift_arrays(ring.nodes, shifts, counts, int_param(params, "relay_hops"))
 
     def stages(self, ring: Ring, params: Params) -> list[Stage]:
         rounds = tra_rounds_list(ring.nodes, int_param(params, "radix"))
@@ -344,6 +389,14 @@ class TwoLayerTunableRadixAllToAll(Relayable, Algorithm):
             for shift, h in tra_shift_rounds(ring.nodes, int_param(params, "radix_inter"))
         ]
         return _relayed_rounds(ring.nodes, rounds, int_param(params, "relay_hops"))
+
+    def shift_round_arrays(
+        self, ring: Ring, params: Params
+    ) -> tuple[IntArray, IntArray, IntArray] | None:
+        q = int_param(params, "processes_per_node")
+        shifts, counts = tra_shift_arrays(ring.nodes, int_param(params, "radix_inter"))
+        relay = int_param(params, "relay_hops")
+        return relayed_shift_arrays(ring.nodes, shifts, q * q * counts, relay)
 
     def stages(self, ring: Ring, params: Params) -> list[Stage]:
         """The intra-node rounds (no lightpath: empty stages) then the inter-node rounds,

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
 
+import numpy as np
+
 from models.closed_forms import ClosedForm, Formula
 from models.dataflow import MessageCounts
 from models.errors import AlgorithmRefusedError, InvalidInputError, UnknownParameterError
@@ -144,6 +146,18 @@ class Algorithm(ABC):
         stage (shift, lightpaths per node), so the shape search can bound it without building
         it; None otherwise."""
         return None
+
+    def shift_round_arrays(
+        self, ring: Ring, params: Params
+    ) -> tuple[IntArray, IntArray, IntArray] | None:
+        """`shift_rounds` as arrays (shift up to sign, lightpaths per node, how many stages
+        have it), for the search's vectorised bounds (a family overrides it to skip the
+        list); None when `shift_rounds` is."""
+        rounds = self.shift_rounds(ring, params)
+        if rounds is None:
+            return None
+        table = np.array(rounds, dtype=np.int64).reshape(-1, 2)
+        return table[:, 0], table[:, 1], np.ones(len(table), dtype=np.int64)
 
     def stage_sketches(self, ring: Ring, params: Params) -> list[StageSketch] | None:
         """The stages of `stages` as sketches the shape search can bound without building

@@ -232,3 +232,29 @@ def test_hring_intra_steps_carry_a_whole_part_on_one_lightpath() -> None:
     assert len(intra) == 2 * (5 - 1) and len(inter) == 2 * (200 - 1)
     assert all(s.unit_lightpaths == 1000 and s.pieces == 200 for s in intra)
     assert all(s.unit_lightpaths == 1000 and s.pieces == 1 for s in inter)
+
+
+@pytest.mark.parametrize("name", ["tra", "tra2"])
+@pytest.mark.parametrize("n", [2, 9, 16, 30, 64])
+def test_shift_round_arrays_equal_shift_rounds(name: str, n: int) -> None:
+    """The search's arrays hold the same stages as `shift_rounds`: per (length up to sign,
+    count), as many stages, for every radix and relay."""
+    algorithm = get_algorithm("alltoall", name)
+    ring = Ring(n, 1, 4)
+    for raw in algorithm.shape_candidates(ring):
+        try:
+            params = algorithm.resolve(ring, raw)
+        except AlgorithmRefusedError:
+            continue
+        rounds = algorithm.shift_rounds(ring, params)
+        arrays = algorithm.shift_round_arrays(ring, params)
+        assert rounds is not None and arrays is not None
+        expected: dict[tuple[int, int], int] = {}
+        for shift, count in rounds:
+            key = (min(shift % n, -shift % n), count)
+            expected[key] = expected.get(key, 0) + 1
+        got: dict[tuple[int, int], int] = {}
+        for shift, count, times in zip(*(a.tolist() for a in arrays), strict=True):
+            key = (min(shift % n, -shift % n), count)
+            got[key] = got.get(key, 0) + times
+        assert got == expected

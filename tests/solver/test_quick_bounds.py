@@ -22,6 +22,7 @@ from solver.quick_bounds import (
     hop_bound,
     quick_bound,
     shift_bound,
+    shift_bounds,
 )
 from tests.solver.helpers import brute_chi, brute_min_max_load
 
@@ -183,3 +184,12 @@ def test_padded_optree_classes_bound_below_chi_at_small_n() -> None:
                 assert len(np.unique(classes)) == classes.max() + 1 <= 64
                 stage = optree_padded_stage(n, vector[:j])
                 assert class_lp_bound(stage, classes) <= lp_load_bound(stage)
+
+
+def test_shift_bounds_equal_shift_bound_one_by_one() -> None:
+    for n in (2, 3, 7, 30, 64, 1000):
+        shifts = np.arange(-n, 2 * n)
+        for count in (0, 1, 5):
+            counts = np.full(len(shifts), count)
+            expected = [shift_bound(n, int(sh), count) for sh in shifts]
+            assert shift_bounds(n, shifts, counts).tolist() == expected
