@@ -467,6 +467,9 @@ def lp_load_bound(stage: Stage) -> int:
     return math.ceil(lp_value - _EPS)
 
 
+CLASS_LP_LINK_LIMIT = 1_000_000  # links of the shorter arcs the class LP lists (~1.3 s)
+
+
 def class_lp_bound(stage: Stage, link_class: IntArray) -> int:
     """ceil of the LP of L* with each link class's constraints averaged: a proven bound on
     chi, for any partition of the links into classes (`link_class[e]` of link e, CW link
@@ -485,7 +488,9 @@ def class_lp_bound(stage: Stage, link_class: IntArray) -> int:
     whose CW arc is the longer one and Y the CCW units of the others, a class's rows read
     CW: sum_short-CW sigma x - sum_long-CW sigma x + X <= L and
     CCW: sum_short-CW sigma (x - k) - sum_long-CW sigma (x - k) + Y <= L,
-    nonzeros only where the shorter arcs reach (a demand inside a small group)."""
+    nonzeros only where the shorter arcs reach (a demand inside a small group): listed link
+    by link, so with one class per link it is the LP of L* at the cost of the shorter arcs'
+    total length (0, no bound, beyond CLASS_LP_LINK_LIMIT)."""
     if stage.is_empty():
         return 0
     n = stage.nodes
@@ -494,16 +499,22 @@ def class_lp_bound(stage: Stage, link_class: IntArray) -> int:
     classes = np.asarray(link_class, dtype=np.int64)
     count = int(classes.max()) + 1
     size = np.bincount(classes, minlength=count).astype(np.float64)
-    # prefix[c, e]: links of class c among [0, e) of the ring walked twice
-    marks = np.zeros((count, 2 * n + 1))
-    marks[np.concatenate([classes, classes]), np.arange(1, 2 * n + 1)] = 1.0
-    prefix = np.cumsum(marks, axis=1)
     cw_len = (d - s) % n
     short_cw = 2 * cw_len <= n
     lo = np.where(short_cw, s, d)  # the shorter arc: CW [s, d) or CCW [d, s)
     length = np.where(short_cw, cw_len, n - cw_len)
-    sigma = (prefix[:, lo + length] - prefix[:, lo]) / size[:, None]  # classes x demands
-    signed = np.where(short_cw, 1.0, -1.0)[None, :] * sigma
+    if int(length.sum()) > CLASS_LP_LINK_LIMIT:
+        return 0  # too long to list (no bound rather than seconds)
+    # (class, demand) of every link of every shorter arc, merged: sigma[c, i] sparse
+    demand = np.repeat(np.arange(len(s)), length)
+    step = np.arange(len(demand)) - np.repeat(np.cumsum(length) - length, length)
+    pair = classes[(lo[demand] + step) % n] * len(s) + demand
+    pair, links = np.unique(pair, return_counts=True)
+    pair_class, pair_demand = pair // len(s), pair % len(s)
+    sigma = links / size[pair_class]
+    signed = np.where(short_cw[pair_demand], 1.0, -1.0) * sigma
+    signed_k = np.bincount(pair_class, weights=signed * k[pair_demand], minlength=count)
+    bounds_of = np.searchsorted(pair_class, np.arange(count + 1))
     nd = len(s)
     col_l, col_x, col_y = nd, nd + 1, nd + 2
     h = highspy.Highs()
@@ -523,8 +534,11 @@ def class_lp_bound(stage: Stage, link_class: IntArray) -> int:
     lo_b: list[float] = []
     hi_b: list[float] = []
 
+    nnz = [0]
+
     def row(cols: IntArray, vals: FloatArray, low: float, high: float) -> None:
-        starts.append(sum(len(i) for i in index))
+        starts.append(nnz[0])
+        nnz[0] += len(cols)
         index.append(cols)
         value.append(vals)
         lo_b.append(low)
@@ -535,10 +549,9 @@ def class_lp_bound(stage: Stage, link_class: IntArray) -> int:
     row(np.append(longs, col_x), np.append(np.full(len(longs), -1.0), 1.0), 0.0, 0.0)
     short_k = float(k[shorts].sum())
     row(np.append(shorts, col_y), np.ones(len(shorts) + 1), short_k, short_k)
-    signed_k = signed @ k
     for c in range(count):
-        nz = np.flatnonzero(signed[c])
-        vals = signed[c, nz]
+        nz = pair_demand[bounds_of[c] : bounds_of[c + 1]]
+        vals = signed[bounds_of[c] : bounds_of[c + 1]]
         row(np.append(nz, [col_x, col_l]), np.append(vals, [1.0, -1.0]), -np.inf, 0.0)
         row(np.append(nz, [col_y, col_l]), np.append(vals, [1.0, -1.0]), -np.inf, signed_k[c])
     # independence: sum x = X + short_k - Y <= a_cw L; sum (k - x) = K - X - short_k + Y
@@ -550,7 +563,7 @@ def class_lp_bound(stage: Stage, link_class: IntArray) -> int:
         len(starts),
         np.array(lo_b),
         np.array(hi_b),
-        sum(len(i) for i in index),
+        nnz[0],
         np.array(starts, dtype=np.int32),
         np.concatenate(index).astype(np.int32),
         np.concatenate(value),

@@ -13,6 +13,7 @@ exhaustive.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
@@ -23,9 +24,15 @@ from models.algorithms.base import Algorithm, Params, StageSketch
 from models.errors import AlgorithmRefusedError, LimitExceededError
 from models.optics import OpticalParameters, longest_reliable_hops
 from models.optics import max_hops as optics_max_hops
-from models.ring import Hardware, Ring
+from models.ring import Direction, Hardware, Ring
 from models.stage import IntArray, Stage
-from solver.bounds import class_lp_bound, lp_load_bound, rotation_period
+from solver.bounds import (
+    class_lp_bound,
+    independence_caps,
+    link_loads,
+    lp_load_bound,
+    rotation_period,
+)
 from solver.feasibility import PlanOptics, evaluate_plan
 from solver.outcome import SolveOptions
 from solver.plan import AlgorithmPlan, DeadlineReached, plan_algorithm, plan_time_s
@@ -173,12 +180,35 @@ def _lp_or_quick(stage: Stage) -> int:
     return max(lp, quick_bound(stage))
 
 
-def _refined(sketch: StageSketch, quick: int) -> int:
+def _lp_ceiling(stage: Stage) -> float:
+    """An upper bound on the LP of L* (hence on every class LP): the value of the shortest
+    routing, max(its largest link load, its CW and CCW units over their independence
+    caps)."""
+    n = stage.nodes
+    cw = (stage.destinations - stage.sources) % n
+    clockwise = np.where(2 * cw <= n, stage.counts, 0)
+    clockwise = np.where(stage.allowed == Direction.CW, stage.counts, clockwise)
+    clockwise = np.where(stage.allowed == Direction.CCW, 0, clockwise)
+    cw_load, ccw_load = link_loads(stage, clockwise)
+    alpha_cw, alpha_ccw = independence_caps(stage)
+    units = int(stage.counts.sum())
+    sent_cw = int(clockwise.sum())
+    return max(
+        float(cw_load.max(initial=0)),
+        float(ccw_load.max(initial=0)),
+        sent_cw / alpha_cw,
+        (units - sent_cw) / alpha_ccw,
+    )
+
+
+def _refined(sketch: StageSketch, quick: int, channels: int) -> int:
     """Second tier of a built sketch's stage: the LP of L* where it is cheap (a period below
     N), else the class LP on the sketch's link classes (a padded OpTree stage), else the
     quick bound `quick`."""
     assert sketch.build is not None
     stage = sketch.build()
+    if math.ceil(_lp_ceiling(stage)) <= -(-quick // channels) * channels:
+        return quick  # no LP can add a slot
     if rotation_period(stage) < stage.nodes and _lp_is_cheap(stage):
         return max(quick, lp_load_bound(stage))
     classes = sketch.classes() if sketch.classes is not None else None
@@ -402,10 +432,11 @@ class _Search:
                     self.feasible[i] = found
 
     def settle(self, candidate: _Candidate) -> _Candidate | None:
-        """Its stages solved one at a time, deepest first (the loosest bounds), each one's
-        proven bound on chi from the solve replacing its bound (the plan reports chi >= it);
-        None as soon as they rule it out. The solves land in the stage cache, so solving the
-        whole candidate afterwards reuses them."""
+        """Its stages solved one at a time, first stage first (the largest groups: the
+        bounds left loosest, as the class LP skips them, and the stages most candidates
+        share), each one's proven bound on chi from the solve replacing its bound (the plan
+        reports chi >= it); None as soon as they rule it out. The solves land in the stage
+        cache, so solving the whole candidate afterwards reuses them."""
         if self.options.max_tx is not None or self.options.max_rx is not None:
             return candidate  # steps come from a node-limited schedule, not from chi
         channels = self.ring.channels_per_direction
@@ -413,7 +444,7 @@ class _Search:
         stages = self.algorithm.stages(self.ring, candidate.params)
         if len(stages) != len(slots):
             return candidate
-        for j in reversed(range(len(stages))):
+        for j in range(len(stages)):
             if self.out_of_time():
                 break
             try:
@@ -603,7 +634,7 @@ def _bound_deferred(
         key: Hashable = ("sketch", sketch.key)
         if ("refined", key) not in bounds:
             chi, far = bounds[key]
-            bounds[("refined", key)] = (_refined(sketch, chi), far)
+            bounds[("refined", key)] = (_refined(sketch, chi, ring.channels_per_direction), far)
         refined[key] = bounds[("refined", key)]
         partial = _from_sketches(algorithm, ring, params, sizes, hardware, refined, sketches)
         if not search.can_win(partial):

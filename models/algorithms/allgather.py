@@ -570,11 +570,10 @@ def optree_pair_arrays(nodes: int, branching: tuple[int, ...]) -> list[tuple[Int
     return out
 
 
-CLASS_LP_MOST_CLASSES = 64  # link classes of a padded stage's class LP bound (it takes s beyond)
+CLASS_LP_MOST_CLASSES = 4096  # link classes of a padded stage's class LP bound
 PADDED_STATES = 32  # prefixes of padded trees whose holdings are kept (2 MiB each at N = 4096)
-_padded_states: OrderedDict[tuple[int, tuple[int, ...]], tuple[Stage, PackedHoldings, Groups]] = (
-    OrderedDict()
-)
+_PaddedState = tuple[Stage, PackedHoldings, Groups, Groups]  # stage, holdings, groups before, after
+_padded_states: OrderedDict[tuple[int, tuple[int, ...]], _PaddedState] = OrderedDict()
 _padded_lock = threading.Lock()
 
 
@@ -587,7 +586,7 @@ def optree_padded_stage(nodes: int, prefix: tuple[int, ...]) -> Stage:
     return _padded_state(nodes, prefix)[0]
 
 
-def _padded_state(nodes: int, prefix: tuple[int, ...]) -> tuple[Stage, PackedHoldings, Groups]:
+def _padded_state(nodes: int, prefix: tuple[int, ...]) -> _PaddedState:
     key = (nodes, prefix)
     with _padded_lock:
         known = _padded_states.get(key)
@@ -598,7 +597,7 @@ def _padded_state(nodes: int, prefix: tuple[int, ...]) -> tuple[Stage, PackedHol
     if len(prefix) == 1:
         holdings, groups = PackedHoldings(nodes), ((0, nodes),)
     else:
-        _, before, groups = _padded_state(nodes, prefix[:-1])
+        _, before, _, groups = _padded_state(nodes, prefix[:-1])
         holdings = before.copy()
     m = prefix[-1]
     s, r, after = _level_pairs(groups, m)
@@ -607,7 +606,7 @@ def _padded_state(nodes: int, prefix: tuple[int, ...]) -> tuple[Stage, PackedHol
     stage = Stage.from_demands(
         nodes, s[keep], r[keep], k[keep], label=f"stage {len(prefix)} (m={m})"
     )
-    state = (stage, holdings, after)
+    state = (stage, holdings, groups, after)
     with _padded_lock:
         _padded_states[key] = state
         while len(_padded_states) > PADDED_STATES:
@@ -622,10 +621,9 @@ def optree_padded_link_classes(nodes: int, prefix: tuple[int, ...], most: int) -
     start, with their counts), so groups that carry the same demands share classes. When
     that makes more than `most` classes, groups are classed by size alone; None when even
     that is too many (the large groups of the first levels)."""
-    groups: Groups = ((0, nodes),) if len(prefix) == 1 else _padded_state(nodes, prefix[:-1])[2]
+    stage, _, groups, _ = _padded_state(nodes, prefix)
     if sum({size for _, size in groups}) > most:
         return None
-    stage = optree_padded_stage(nodes, prefix)
     starts = np.array([start for start, _ in groups], dtype=np.int64)
     sizes = np.array([size for _, size in groups], dtype=np.int64)
     owner = np.searchsorted(starts, stage.sources, side="right") - 1  # sources are sorted
