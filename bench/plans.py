@@ -8,6 +8,9 @@ The CLI's start is measured too (`--help`, `--version`, against `python -c pass`
 
     .venv/bin/python bench/plans.py            # about 15 minutes (the baseline is slow)
     .venv/bin/python bench/plans.py --quick    # N = 1024 only
+    .venv/bin/python bench/plans.py --default-only  # default plans at N = 4096, 8192 (~8 min)
+Then the default plans (`--shape best`) at N = 4096 (CLI) and 8192 (beyond the request
+schema's limit: its memory admission refuses or runs it), with each search's state.
 Output: docs/bench-plans.md.
 """
 
@@ -57,6 +60,82 @@ def run(argv: list[str]) -> tuple[float, float]:
     return time.monotonic() - started, usage.ru_maxrss / 1024
 
 
+def run_json(argv: list[str]) -> tuple[float, float, str]:
+    """`run` keeping the child's stdout (a plan's --json answer)."""
+    started = time.monotonic()
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as child:
+        out = child.stdout.read().decode() if child.stdout else ""
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode != 0:
+            error = child.stderr.read().decode() if child.stderr else ""
+            raise SystemExit(f"{' '.join(argv)} failed: {error[-2000:]}")
+    return time.monotonic() - started, usage.ru_maxrss / 1024, out
+
+
+# A plan beyond the request schema's MAX_NODES: the N = 4096 request with its ring replaced
+# after validation, then prepare (its memory admission) and run_plan (the answer's schema
+# would refuse the ring); prints "refused: <message>" when admission refuses it, else each
+# algorithm's search.
+BEYOND = (
+    "import sys; from app.planning import prepare, run_plan; "
+    "from app.schemas.requests import PlanRequest, RingSpec; "
+    "from models.errors import RwaoptError; "
+    "r = PlanRequest.model_validate({'ring': {'nodes': 4096, 'wavelengths_per_fiber': 64}, "
+    "'collective': sys.argv[1], 'message_sizes_bytes': [4194304]}); "
+    "r = r.model_copy(update={'ring': RingSpec.model_construct(nodes=int(sys.argv[2]), "
+    "fibers_per_direction=1, wavelengths_per_fiber=64)}); "
+    "spec = None\ntry: spec = prepare(r)\nexcept RwaoptError as e: print('refused:', e.message)\n"
+    "if spec is not None:\n"
+    " import json; run = run_plan(spec)\n"
+    " print(json.dumps({'algorithms': [{'algorithm': p.algorithm.name, 'shapes': {'search': "
+    "None if p.best is None else {'seconds': p.best.report.seconds, "
+    "'exhaustive': p.best.report.exhaustive, 'note': p.best.report.note}}} "
+    "for p in run.planned]}))"
+)
+
+
+def _searches(answer: str) -> str:
+    """Each searched algorithm's search: exhaustive, or cut with its note."""
+    import json
+
+    out = []
+    for algorithm in json.loads(answer)["algorithms"]:
+        search = (algorithm.get("shapes") or {}).get("search")
+        if search:
+            state = "exhaustive" if search["exhaustive"] else f"cut ({search['note']})"
+            out.append(f"{algorithm['algorithm']} {search['seconds']:.1f} s {state}")
+    return "; ".join(out)
+
+
+def default_plans() -> list[str]:
+    """Default plans (`--shape best`) at N = 4096 from the CLI, and at N = 8192 beyond the
+    schema (admitted or refused up front by the memory estimate)."""
+    lines = [
+        "## Default plans (`--shape best`: every family searched, 30 s budget each)",
+        "",
+        f"Load average at the start: {os.getloadavg()[0]:.2f} (2 shared cores: timings vary).",
+        "",
+        "| N | collective | wall (s) | peak RSS (MB) | searches |",
+        "|---|---|---|---|---|",
+    ]
+    for n in (4096, 8192):
+        for collective in ("allgather", "allreduce", "alltoall"):
+            if n <= 4096:
+                argv = [
+                    RWAOPT, "plan", "--collective", collective, "--nodes", str(n),
+                    "--wavelengths", "64", "--message-bytes", "4MiB", "--json",
+                ]  # fmt: skip
+            else:
+                argv = [PYTHON, "-c", BEYOND, collective, str(n)]
+            seconds, mb, out = run_json(argv)
+            searches = out.strip() if out.startswith("refused") else _searches(out)
+            row = f"| {n} | {collective} | {seconds:.1f} | {mb:.0f} | {searches} |"
+            lines.append(row)
+            print(row, flush=True)
+    return lines
+
+
 def best_of(argv: list[str], times: int) -> float:
     return min(run(argv)[0] for _ in range(times))
 
@@ -65,7 +144,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="N = 1024 only")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "bench-plans.md")
+    parser.add_argument(
+        "--default-only",
+        action="store_true",
+        help="only the default plans (--shape best) at N = 4096 and 8192: replaces that "
+        "section of --out",
+    )
     args = parser.parse_args()
+    if args.default_only:
+        text = args.out.read_text() if args.out.exists() else ""
+        kept = text.split("\n## Default plans")[0].rstrip("\n")
+        args.out.write_text(kept + "\n\n" + "\n".join(default_plans()) + "\n")
+        print(f"wrote {args.out}")
+        return
     lines = [
         "# Whole plans from the CLI (`bench/plans.py`)",
         "",
@@ -116,6 +207,7 @@ def main() -> None:
             )
             lines.append(row)
             print(row, flush=True)
+    lines += ["", *default_plans()]
     args.out.write_text("\n".join(lines) + "\n")
     print(f"wrote {args.out}")
 

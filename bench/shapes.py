@@ -5,11 +5,14 @@ forked child so peak RSS is its own:
 - the search (`solver.shape_search`, bounds + pruning), with the paper's shape as incumbent;
 - the baseline: the same candidates solved one after another in the same order with no
   pruning, under the same time budget.
-It prints the search's seconds, candidates, solved, pruned, whether it was exhaustive and its
-best steps; the baseline's solved count in its budget; and the ratio baseline / search seconds
-when the baseline finished (else how far it got). Run:
+It prints the search's seconds (the search alone, the budget's part), candidates, solved,
+pruned, whether it was exhaustive, its best steps and, under the default optics
+(`OpticalParameters()`; `--no-optics` to leave them out), its best feasible shape (with the
+hop limit it was routed within, if any); the baseline's solved count in its budget; and the
+ratio baseline / (paper solve + search) seconds when the baseline finished (else how far it
+got). Run:
 
-    .venv/bin/python bench/shapes.py [--budget 120] [--sizes 256 1024 4096]
+    PYTHONPATH=. .venv/bin/python bench/shapes.py [--budget 120] [--sizes 256 1024 4096]
 """
 
 from __future__ import annotations
@@ -23,10 +26,11 @@ from typing import Any
 
 from models.algorithms.catalog import get_algorithm
 from models.errors import AlgorithmRefusedError
+from models.optics import OpticalParameters
 from models.ring import Hardware, Ring
 from solver.outcome import SolveOptions
 from solver.plan import DeadlineReached, StageCache, plan_algorithm
-from solver.shape_search import search_best_shape
+from solver.shape_search import OpticsTarget, search_best_shape
 
 FAMILIES = (
     ("allgather", "optree"),
@@ -39,18 +43,28 @@ FAMILIES = (
 SIZE = (4194304.0,)
 
 
-def _search(collective: str, name: str, n: int, budget: float) -> dict[str, Any]:
+def _search(collective: str, name: str, n: int, budget: float, optics: bool) -> dict[str, Any]:
     algorithm = get_algorithm(collective, name)
     ring = Ring(n, 1, 64)
     started = time.monotonic()
     cache = StageCache()
     paper_params = algorithm.paper_shape(ring)
     paper = plan_algorithm(algorithm, ring, paper_params, SIZE, Hardware(), None, None, cache)
+    searched = time.monotonic()
+    target = OpticsTarget.of(OpticalParameters()) if optics else None
     best = search_best_shape(
-        algorithm, ring, SIZE, Hardware(), SolveOptions(), budget, paper, cache
+        algorithm, ring, SIZE, Hardware(), SolveOptions(), budget, paper, cache, target
     )
     r = best.report
+    feasible = best.feasible
     return {
+        "search_s": time.monotonic() - searched,
+        "feasible": "-"
+        if not optics
+        else "none"
+        if feasible is None
+        else f"{feasible.plan.true_steps} {feasible.plan.params}"
+        + (f" within {feasible.hop_limit} hops" if feasible.hop_limit is not None else ""),
         "seconds": time.monotonic() - started,
         "candidates": r.candidates,
         "evaluated": r.evaluated,
@@ -122,17 +136,24 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--budget", type=float, default=120.0, help="seconds per family and N")
     parser.add_argument("--sizes", type=int, nargs="+", default=[256, 1024, 4096])
+    parser.add_argument(
+        "--no-optics", action="store_true", help="search without the default optics"
+    )
     args = parser.parse_args()
-    print(f"budget {args.budget:g} s per search and per baseline; w = 64, one 4 MiB message\n")
+    optics = not args.no_optics
+    print(
+        f"budget {args.budget:g} s per search and per baseline; w = 64, one 4 MiB message; "
+        f"{'default optics (best_feasible)' if optics else 'no optics'}\n"
+    )
     print(
         "| N | family | candidates | search s | solved | pruned | exhaustive | paper steps | "
-        "best steps | best shape | search MiB | baseline solved | baseline s | baseline best | "
-        "baseline / search |"
+        "best steps | best shape | best feasible | search MiB | baseline solved | "
+        "baseline s | baseline best | baseline / search |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in args.sizes:
         for collective, name in FAMILIES:
-            s = _measure(_search, collective, name, n, args.budget)
+            s = _measure(_search, collective, name, n, args.budget, optics)
             if "refused" in s:
                 print(f"| {n} | {collective}/{name} | refused: {s['refused']} |")
                 continue
@@ -143,9 +164,10 @@ def main() -> None:
                 else f">= {b['seconds'] / s['seconds']:.1f}x (stopped at {b['solved']}/{b['candidates']})"
             )
             print(
-                f"| {n} | {collective}/{name} | {s['candidates']} | {s['seconds']:.1f} | "
+                f"| {n} | {collective}/{name} | {s['candidates']} | {s['search_s']:.1f} | "
                 f"{s['evaluated']} | {s['pruned']} | {s['exhaustive']} | {s['paper']} | "
-                f"{s['best']} | {s['best_params']} | {s['peak_mib']:.0f} | {b['solved']} | "
+                f"{s['best']} | {s['best_params']} | {s['feasible']} | {s['peak_mib']:.0f} | "
+                f"{b['solved']} | "
                 f"{b['seconds']:.1f} | {b['best']} | {ratio} |"
             )
             sys.stdout.flush()
