@@ -112,8 +112,8 @@ def _shrink_axes(body: dict[str, Any]) -> None:
         "search_budget_s": (1, MAX_SEARCH_BUDGET_S, False),
     }
     for key, value in list(body.items()):
-        if key == "demands" or not isinstance(value, list):
-            continue
+        if key in ("demands", "targets") or not isinstance(value, list):
+            continue  # a reproduction's targets are settled above (too many stay too many)
         del value[2:]
         if key in limits:
             top, valid_top, integral = limits[key]
