@@ -33,6 +33,7 @@ class Unit(StrEnum):
     HOPS = "hops"
     STAGES = "stages"  # tree depth k
     NODES = "nodes"  # a size or radix
+    BYTES = "bytes"  # a message size (the optical-vs-electrical paper's crossover sizes)
     PERCENT = "percent"  # an average reduction of time the papers state
 
 

@@ -282,7 +282,7 @@ def _crossovers(section: Section, table: Table, sizes: list[float]) -> None:
             "Fig. 4",
             "crossover_bytes",
             {"network": network, "nodes": 1024, "wavelengths": 64},
-            Unit.NODES,
+            Unit.BYTES,
             printed_bytes,
             "Sec. 5.2 and conclusion 1 (text after Fig. 5): Ring outperforms RD above it",
         )
