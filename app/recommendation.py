@@ -57,8 +57,11 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
     by_name = {p.plan.algorithm: p for p in planned}
     for i, size in enumerate(plans[0].timings):
         ranked = sorted(plans, key=lambda p: (p.timings[i].time_s, p.true_steps, p.algorithm))
+        feasible = {
+            p.plan.algorithm: shape for p in planned if (shape := _feasible_shape(p, i)) is not None
+        }
         usable = sorted(
-            (f for f in (_feasible_plan(p, i) for p in planned) if f is not None),
+            (plan for plan, _ in feasible.values()),
             key=lambda p: (p.timings[i].time_s, p.true_steps, p.algorithm),
         )
         claimed = [p for p in plans if p.timings[i].claimed_time_s is not None]
@@ -142,7 +145,7 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
         entry.algorithm, entry.time_s, entry.why = best.algorithm, t.time_s, why
         entry.tied_with, entry.skipped_infeasible = tied, skipped
         entry.parameters = parameter_values(best.params)
-        entry.hop_limit = _hop_limit(by_name[best.algorithm], i)
+        entry.hop_limit = feasible[best.algorithm][1]
         advice.append(entry)
     return advice
 
@@ -162,24 +165,16 @@ def _faster(a: AlgorithmPlan, b: AlgorithmPlan, i: int) -> bool:
     )
 
 
-def _feasible_plan(planned: PlannedAlgorithm, i: int) -> AlgorithmPlan | None:
-    """The algorithm's fastest optically feasible shape at message size i: the shape
-    search's `best_feasible` (routed within the hop limit when that made it feasible), or,
-    without a search, the plan itself when its optics pass."""
+def _feasible_shape(planned: PlannedAlgorithm, i: int) -> tuple[AlgorithmPlan, int | None] | None:
+    """The algorithm's fastest optically feasible shape at message size i and the hop limit
+    it was routed within: the shape search's `best_feasible` (routed within the hop limit
+    when that made it feasible), or, without a search, the plan itself when its optics
+    pass (routed within the request's max_lightpath_hops)."""
     best = planned.best
     if best is not None and best.feasible_by_message:
         found = best.feasible_by_message[i]
-        return None if found is None else found.plan
-    return planned.plan if planned.optics.feasible else None
-
-
-def _hop_limit(planned: PlannedAlgorithm, i: int) -> int | None:
-    """The hop limit the recommended shape at size i was routed within (see _feasible_plan)."""
-    best = planned.best
-    if best is not None and best.feasible_by_message:
-        found = best.feasible_by_message[i]
-        return None if found is None else found.hop_limit
-    return planned.max_hops
+        return None if found is None else (found.plan, found.hop_limit)
+    return (planned.plan, planned.max_hops) if planned.optics.feasible else None
 
 
 def _laser_shortfall_db(planned: PlannedAlgorithm) -> float:

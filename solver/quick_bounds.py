@@ -24,8 +24,6 @@ are weaker than L* (`solver.bounds.load_bound`) but cheap enough to rank thousan
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 import numpy.typing as npt
 
@@ -242,7 +240,6 @@ def translated_all_to_all_bound(
     return max(hop_bound_of_lengths(n, lengths), -(-crossing // 2), -(-most // 2), equal)
 
 
-@lru_cache(maxsize=1 << 16)  # a TRA search bounds ~1000 rounds per radix, mostly repeats
 def shift_bound(nodes: int, shift: int, count: int) -> int:
     """quick_bound of a stage where every node sends `count` lightpaths to node + shift
     (equal to it: tests/solver/test_quick_bounds.py), without building the stage: the
