@@ -80,6 +80,15 @@ class Assignment:
             "hops": hops,
         }
 
+    def longest_hops(self, stage: Stage) -> int:
+        """The longest lightpath's hops, read off the runs (no unit expanded)."""
+        if self.runs == 0:
+            return 0
+        s, d = stage.sources[self.demand], stage.destinations[self.demand]
+        cw = (d - s) % stage.nodes
+        ccw = (stage.nodes - cw) % stage.nodes
+        return int(np.where(self.direction == Direction.CW, cw, ccw).max())
+
     def link_loads(self, ring: Ring, stage: Stage) -> IntArray:
         """Lightpaths crossing every directed link over the whole stage, shape (2, N):
         row 0 CW link i (i -> i+1), row 1 CCW link i (i+1 -> i). Each link carries at most

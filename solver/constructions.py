@@ -70,10 +70,13 @@ class AllToAll:
 
 @dataclass(frozen=True)
 class Shift:
-    """Every node i sends `count` units to i + `delta`."""
+    """Every node i sends `count` units to i + `delta`; `direction` is the one way every unit
+    must take (a hop limit that only the short way keeps to: models.stage.within_hops), or
+    None when either way is allowed."""
 
     delta: int
     count: int
+    direction: int | None = None
 
 
 Structure = AllToAll | Shift
@@ -84,8 +87,7 @@ def structure_of(stage: Stage) -> Structure | None:
     nodes = all_to_all_among(stage)
     if nodes is not None:
         return AllToAll(nodes, int(stage.counts[0])) if len(nodes) % 2 == 0 else None
-    found = shift_of(stage)
-    return None if found is None else Shift(*found)
+    return shift_of(stage)
 
 
 def build_structure(stage: Stage, structure: Structure, lower_bound: int) -> Assignment | None:
@@ -198,33 +200,42 @@ def _even_tilings(r: int, k: int) -> list[tuple[IntArray, int, int, IntArray, In
     return runs
 
 
-def shift_of(stage: Stage) -> tuple[int, int] | None:
-    """(delta, k) when `stage` is i -> i + delta for every node i, k units each, either
-    direction; else None."""
+def shift_of(stage: Stage) -> Shift | None:
+    """The shift when `stage` is i -> i + delta for every node i, k units each, every unit
+    allowed either way or all of them one same way; else None."""
     n = stage.nodes
     if stage.demand_count != n or n < 2:
         return None
-    if not ((stage.allowed == ANY_DIRECTION).all() and (stage.counts == stage.counts[0]).all()):
+    way = int(stage.allowed[0])
+    if not ((stage.allowed == way).all() and (stage.counts == stage.counts[0]).all()):
         return None
     delta = (stage.destinations - stage.sources) % n
     if not ((delta == delta[0]).all() and np.array_equal(stage.sources, np.arange(n))):
         return None
-    return int(delta[0]), int(stage.counts[0])
+    return Shift(int(delta[0]), int(stage.counts[0]), None if way == ANY_DIRECTION else way)
 
 
 def shift(n: int, structure: Shift, lower_bound: int) -> Assignment | None:
     """The shift construction of the module docstring, or None when no colour count within
-    SHIFT_TRIES of the bound passes. Fewest units go the long way: the short way first."""
+    SHIFT_TRIES of the bound passes. Fewest units go the long way: the short way first. A
+    shift held to one direction sends every unit that way (the "short" way below)."""
     delta, k = structure.delta, structure.count
     nodes = np.arange(n, dtype=np.int64)
     # Clockwise arcs (i, delta); counter-clockwise arcs (i + delta, n - delta).
     starts = (nodes, (nodes + delta) % n)
     lengths = (delta, n - delta)
     short = Direction.CW if delta <= n - delta else Direction.CCW
+    if structure.direction is not None:
+        short = Direction(structure.direction)
     ways = (short, 1 - short)  # (short, long)
     per_colour = (n // lengths[ways[0]], n // lengths[ways[1]])
     for colours in range(max(1, lower_bound), max(1, lower_bound) + SHIFT_TRIES):
-        for long_way in _long_way_counts(n, k, lengths[ways[0]], per_colour, colours):
+        long_ways = (
+            _long_way_counts(n, k, lengths[ways[0]], per_colour, colours)
+            if structure.direction is None
+            else [0]
+        )
+        for long_way in long_ways:
             y = (nodes + 1) * long_way // n - nodes * long_way // n  # balanced, sums to Y
             runs = _shift_runs(n, starts, lengths, ways, (k - y, y), per_colour, colours)
             if runs is not None:

@@ -255,8 +255,15 @@ def shift_bound(nodes: int, shift: int, count: int) -> int:
     )
 
 
-def shift_bounds(nodes: int, shifts: IntArray, counts: IntArray) -> IntArray:
-    """`shift_bound` of every (shift, count) pair at once (equal to it: tests)."""
+def shift_bounds(
+    nodes: int, shifts: IntArray, counts: IntArray, max_hops: int | None = None
+) -> IntArray:
+    """`shift_bound` of every (shift, count) pair at once (equal to it: tests). With
+    `max_hops`, the bound of the stage routed within it (models.stage.within_hops): a shift
+    whose long arc is beyond the limit sends all N count units its short way, s hops each,
+    and one colour holds at most floor(N / s) of them: ceil(N count / floor(N / s)) (at least
+    the load count s). A shift with neither arc within the limit keeps its free bound (no
+    routing exists; callers refuse it by its length)."""
     length = np.asarray(shifts, dtype=np.int64) % nodes
     count = np.asarray(counts, dtype=np.int64)
     live = (length > 0) & (count > 0)
@@ -265,4 +272,9 @@ def shift_bounds(nodes: int, shifts: IntArray, counts: IntArray) -> IntArray:
     per_colour = nodes // safe + nodes // np.where(live, nodes - safe, 1)
     packing = -(-nodes * count // per_colour)
     out: IntArray = np.where(live, np.maximum(np.maximum(hops, -(-count // 2)), packing), 0)
-    return out
+    if max_hops is None:
+        return out
+    short = np.minimum(safe, nodes - safe)
+    one_way = live & (short <= max_hops) & (nodes - short > max_hops)
+    held = -(-nodes * count // (nodes // short))
+    return np.where(one_way, np.maximum(out, held), out)

@@ -98,6 +98,9 @@ class _Candidate:
     time_bounds: list[float] = field(default_factory=list)
     longest: int = 0  # longest lightpath any routing needs: max over demands of the shorter arc
     slots: list[tuple[int, int]] = field(default_factory=list)  # per stage: (steps, pieces)
+    # Bounds of its optically feasible plans (every lightpath within the optics' reach), when
+    # tighter than the free ones (TRA rounds held to their short way); None: the free ones.
+    reach_bound: _Candidate | None = None
 
 
 @dataclass(frozen=True)
@@ -267,11 +270,13 @@ def _bounded(
     sizes: Sequence[float],
     hardware: Hardware,
     bounds: Bounds,
+    reach: int | None = None,
 ) -> _Candidate | list[StageSketch]:
     """First tier: quick bounds per stage, from the family's sketches when it has them (no
-    large stage built; equal keys bounded once), or the closed shift bound for TRA rounds.
-    A candidate with a stage still to build is returned as its sketches (bounded later,
-    stage by stage, once the search has a good incumbent)."""
+    large stage built; equal keys bounded once), or the closed shift bound for TRA rounds
+    (and, with the optics' `reach`, the bound of its rounds held within it). A candidate
+    with a stage still to build is returned as its sketches (bounded later, stage by stage,
+    once the search has a good incumbent)."""
     channels = ring.channels_per_direction
     rounds = algorithm.shift_round_arrays(ring, params)
     if rounds is not None:
@@ -281,7 +286,15 @@ def _bounded(
         total = int(((-(-chi // channels)) * times).sum())
         arcs = shifts % ring.nodes
         longest = int(np.minimum(arcs, ring.nodes - arcs).max(initial=0))
-        return _candidate(algorithm, ring, params, sizes, hardware, [(total, 1)], longest)
+        candidate = _candidate(algorithm, ring, params, sizes, hardware, [(total, 1)], longest)
+        if reach is not None and longest <= reach:
+            held = shift_bounds(ring.nodes, shifts, counts, reach)
+            held_total = int(((-(-held // channels)) * times).sum())
+            if held_total > total:
+                candidate.reach_bound = _candidate(
+                    algorithm, ring, params, sizes, hardware, [(held_total, 1)], longest
+                )
+        return candidate
     sketches = algorithm.stage_sketches(ring, params)
     if sketches is None:
         sketches = [StageSketch(None, s.pieces, stage=s) for s in algorithm.stages(ring, params)]
@@ -367,7 +380,8 @@ class _Search:
             return False
         if any(f is None for f in self.feasible):
             return True
-        return not _cannot_win(candidate, [f.plan for f in self.feasible if f is not None])
+        held = candidate.reach_bound or candidate
+        return not _cannot_win(held, [f.plan for f in self.feasible if f is not None])
 
     def consider(self, candidate: _Candidate, tightened: bool = False) -> None:
         """Prune it, or tighten its bound (the LP of L*, unless `tightened` already) and
@@ -378,6 +392,16 @@ class _Search:
         if self.cut or self.out_of_time():
             self.cut = self.cut or "time budget reached while solving candidates"
             return
+        if self.feasible_only(candidate):
+            try:
+                held = self.held_within_reach(candidate)
+            except DeadlineReached:
+                self.cut = "time budget reached while routing a candidate within the hop limit"
+                return
+            if held is not None:
+                self.evaluated += 1
+                self.keep_feasible(held)
+                return
         algorithm, ring = self.algorithm, self.ring
         if not tightened and algorithm.shift_rounds(ring, candidate.params) is None:
             # Second tier: per stage the LP of L* is at least its quick bound, so these
@@ -426,10 +450,45 @@ class _Search:
             self.cut = "time budget reached while routing a candidate within the hop limit"
             return
         if found is not None:
-            for i in range(len(self.feasible)):
-                held = self.feasible[i]
-                if _better(found.plan, None if held is None else held.plan, i):
-                    self.feasible[i] = found
+            self.keep_feasible(found)
+
+    def keep_feasible(self, found: FeasibleShape) -> None:
+        for i in range(len(self.feasible)):
+            held = self.feasible[i]
+            if _better(found.plan, None if held is None else held.plan, i):
+                self.feasible[i] = found
+
+    def feasible_only(self, candidate: _Candidate) -> bool:
+        """Only the feasible objective is open to it: its bound rules it out as the fastest
+        shape, it is within the optics' reach, and steps come from chi (no node limits)."""
+        return (
+            self.optics is not None
+            and self.reachable(candidate)
+            and self.options.max_tx is None
+            and self.options.max_rx is None
+            and _cannot_win(candidate, self.best)
+        )
+
+    def held_within_reach(self, candidate: _Candidate) -> FeasibleShape | None:
+        """The shape routed within the optics' reach, when that plan is feasible and its
+        steps are proven optimal for routings within the reach. Every feasible plan routes
+        within the reach (a longer lightpath is unreliable whatever its neighbours), so no
+        free routing of the shape can be feasible and faster, and its free solve is spared.
+        None: decide the long way (free routing first, `feasible_shape`)."""
+        assert self.optics is not None
+        hops = self.optics.reach
+        if hops < candidate.longest:
+            return None
+        if self.options.max_hops is not None and hops >= self.options.max_hops:
+            return None  # the free plan keeps to it already
+        try:
+            limited = self.solve(candidate.params, replace(self.options, max_hops=hops))
+        except (AlgorithmRefusedError, LimitExceededError):
+            return None
+        if not limited.steps_optimal:
+            return None
+        optics = self.evaluate(limited)
+        return FeasibleShape(limited, hops, optics) if optics.feasible else None
 
     def settle(self, candidate: _Candidate) -> _Candidate | None:
         """Its stages solved one at a time, first stage first (the largest groups: the
@@ -489,8 +548,13 @@ class _Search:
         """The plan if its optics pass; else the shape routed within each hop limit in turn
         (loosest first) until one passes; None if none does."""
         assert self.optics is not None
-        optics = self.evaluate(plan)
-        if optics.feasible:
+        beyond = any(
+            s.result.assignment.longest_hops(s.stage) > self.optics.reach
+            for s in plan.stages
+            if s.solution_stage == s.index
+        )  # infeasible whatever its neighbours: no optics to evaluate
+        optics = None if beyond else self.evaluate(plan)
+        if optics is not None and optics.feasible:
             return FeasibleShape(plan, self.options.max_hops, optics)
         for hops in self.optics.hop_limits:
             if hops < candidate.longest:
@@ -560,7 +624,8 @@ def search_best_shape(
                 search.evaluated += 1  # the paper's shape, solved already
                 paper_seen += 1
                 continue
-            bounded = _bounded(algorithm, ring, params, search.sizes, hardware, bounds)
+            reach = optics.reach if optics is not None else None
+            bounded = _bounded(algorithm, ring, params, search.sizes, hardware, bounds, reach)
         except AlgorithmRefusedError:
             continue
         except LimitExceededError as error:  # a computed schedule found none in its time
@@ -570,7 +635,9 @@ def search_best_shape(
             candidates.append(bounded)
         else:
             deferred.append((params, bounded))
-    candidates.sort(key=lambda c: (c.time_bounds[:1], c.steps_bound))
+    # In bound order; a candidate with a bound of its own within the reach comes at that
+    # bound (its free routing goes the long way): the feasible winner early prunes the rest.
+    candidates.sort(key=lambda c: _order(c.reach_bound or c))
     for candidate in candidates:
         search.consider(candidate)
     # Candidates with stages still to build (OpTree's padded trees), in their order (trees
@@ -594,7 +661,7 @@ def search_best_shape(
                 search.pruned += 1
             else:
                 survivors.append(survivor)
-        survivors.sort(key=lambda c: (c.time_bounds[:1], c.steps_bound))
+        survivors.sort(key=_order)
         for candidate in survivors:
             search.consider(candidate, tightened=True)
     total = len(candidates) + len(deferred) + paper_seen
@@ -642,6 +709,10 @@ def _bound_deferred(
         if search.out_of_time():
             break
     return partial
+
+
+def _order(candidate: _Candidate) -> tuple[list[float], int]:
+    return candidate.time_bounds[:1], candidate.steps_bound
 
 
 def _cannot_win(candidate: _Candidate, best: Sequence[AlgorithmPlan]) -> bool:

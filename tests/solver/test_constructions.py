@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.ring import Direction, Ring
-from models.stage import Stage
+from models.stage import Stage, within_hops
 from solver.bounds import load_bound
-from solver.constructions import all_to_all_among, construct, shift_of
+from solver.constructions import Shift, all_to_all_among, construct, shift_of
 from solver.outcome import SolvedBy, Status
 from solver.solve import solve_stage
 from solver.validator import validate
@@ -145,7 +145,41 @@ def test_shift_equals_cpsat_optimum(n: int) -> None:
 def test_shift_meets_the_load_bound(n: int, delta_seed: int, count: int) -> None:
     delta = 1 + delta_seed % (n - 1)
     stage = shift_stage(n, delta, count)
-    assert shift_of(stage) == (delta, count)
+    assert shift_of(stage) == Shift(delta, count)
+    bound = load_bound(stage).lower_bound
+    assignment = construct(stage, bound)
+    assert assignment is not None
+    assert validate(stage, assignment).colours_used == bound
+
+
+@pytest.mark.parametrize("n", [3, 5, 8, 9, 10])
+def test_one_way_shift_equals_cpsat_optimum(n: int) -> None:
+    """A shift held to its short way by a hop limit (TRA's relayed rounds under the loss
+    budget): built, never above CP-SAT's optimum of the same restricted stage."""
+    for delta in range(1, n):
+        short = min(delta, n - delta)
+        if short == n - short:
+            continue  # both ways equally long: the hop limit keeps both
+        for count in (1, 3):
+            stage = within_hops(shift_stage(n, delta, count), short)
+            found = shift_of(stage)
+            assert found is not None and found.direction is not None
+            assignment = construct(stage, load_bound(stage).lower_bound)
+            assert assignment is not None
+            lightpaths = assignment.lightpaths(Ring(n), stage)
+            assert lightpaths["hops"].max() == short
+            colours = validate(stage, assignment).colours_used
+            assert colours == exact_value(stage, "cpsat"), (n, delta, count)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(n=st.integers(3, 400), delta_seed=st.integers(1, 10_000), count=st.integers(1, 64))
+def test_one_way_shift_meets_the_load_bound(n: int, delta_seed: int, count: int) -> None:
+    delta = 1 + delta_seed % (n - 1)
+    short = min(delta, n - delta)
+    if short == n - short:
+        return
+    stage = within_hops(shift_stage(n, delta, count), short)
     bound = load_bound(stage).lower_bound
     assignment = construct(stage, bound)
     assert assignment is not None

@@ -4,6 +4,7 @@ force and against L*), and the closed shift bound equals the bound of the built 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -193,3 +194,24 @@ def test_shift_bounds_equal_shift_bound_one_by_one() -> None:
             counts = np.full(len(shifts), count)
             expected = [shift_bound(n, int(sh), count) for sh in shifts]
             assert shift_bounds(n, shifts, counts).tolist() == expected
+
+
+@pytest.mark.parametrize("n", [5, 7, 8])
+def test_shift_bounds_within_a_hop_limit_against_cpsat(n: int) -> None:
+    """Held to a hop limit, the shift bound never exceeds CP-SAT's optimum of the stage
+    routed within it, and is at least the free bound; both ways within the limit: free."""
+    from models.stage import within_hops
+    from tests.solver.test_solve import exact_value
+
+    nodes = np.arange(n)
+    for delta in range(1, n):
+        short = min(delta, n - delta)
+        for count in (1, 2):
+            stage = Stage.from_demands(n, nodes, (nodes + delta) % n, np.full(n, count))
+            free = shift_bound(n, delta, count)
+            for hops in range(short, n):
+                held = int(shift_bounds(n, np.array([delta]), np.array([count]), hops)[0])
+                assert held >= free
+                if n - short <= hops:
+                    assert held == free
+                assert held <= exact_value(within_hops(stage, hops), "cpsat"), (delta, count)

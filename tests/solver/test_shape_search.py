@@ -89,6 +89,7 @@ FEASIBLE_CASES = [
     ("allreduce", "hring", 24, 2),
     ("allreduce", "wrht", 16, 2),
     ("alltoall", "tra", 16, 2),
+    ("alltoall", "tra", 30, 2),  # relayed radices; the bound of rounds held to the reach prunes
 ]
 
 
