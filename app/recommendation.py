@@ -93,7 +93,7 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
                 "no algorithm is optically feasible with these optics; closest: "
                 f"{closest.plan.algorithm}, which needs {short:.3g} dB more laser power "
                 f"(fastest regardless of optics: {fastest.algorithm})"
-            )
+            ) + _unsearched(planned, i, from_paper=False)
             advice.append(entry)
             continue
         best = usable[0]
@@ -135,6 +135,8 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
                     f"; {ratio:.3g}x faster than the fastest feasible paper algorithm "
                     f"({paper.algorithm}: {paper.timings[i].time_s:.6g} s)"
                 )
+            elif cut := _unsearched(planned, i, from_paper=True):
+                why += "; no feasible paper algorithm found" + cut
             else:
                 why += "; no paper algorithm is optically feasible here"
         if by_claim is not None and by_claim.algorithm != best.algorithm:
@@ -148,6 +150,26 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
         entry.hop_limit = feasible[best.algorithm][1]
         advice.append(entry)
     return advice
+
+
+def _unsearched(planned: Sequence[PlannedAlgorithm], i: int, from_paper: bool) -> str:
+    """"" or a note naming the algorithms (paper ones only, with `from_paper`) whose shape
+    search was cut by its budget before finding a feasible shape at size i: "none feasible"
+    is then not proven for them."""
+    cut = [
+        p.plan.algorithm
+        for p in planned
+        if (p.algorithm.from_paper or not from_paper)
+        and p.best is not None
+        and not p.best.report.exhaustive
+        and _feasible_shape(p, i) is None
+    ]
+    if not cut:
+        return ""
+    return (
+        f" (the shape search of {', '.join(cut)} was cut by its time budget before finding "
+        "a feasible shape: raise the search budget, search_budget_s or --search-budget)"
+    )
 
 
 def _shape(plan: AlgorithmPlan) -> str:

@@ -26,7 +26,7 @@ from models.ring import ALLOWED_NAMES, Hardware, Ring
 from models.stage import Stage
 from solver.outcome import Method, SolveOptions
 
-MAX_NODES = 4096
+MAX_NODES = 8192  # beyond what fits, the memory admission refuses a plan up front (app.planning)
 MAX_DEMANDS = 250_000  # distinct demands of one /rwa stage (each parsed in the API process)
 MAX_TIME_LIMIT_S = 600.0
 MAX_COUNT = 2**31 - 1  # unit lightpaths of one demand

@@ -63,6 +63,27 @@ def test_a_plan_past_the_budget_is_refused_with_the_largest_ring_that_fits(budge
         prepare(_request(fits + 1, ["osm"]))
 
 
+def test_n_8192_is_accepted_by_the_schema_and_admitted_or_refused_by_memory(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """N = 8192 passes the request schema; with a 9 GB budget the default all-gather plan
+    (every algorithm, best shapes: OpTree's search at 8192 is the largest) is refused up
+    front with a ring between 4096 and 8192 that fits, while its paper shapes and the other
+    collectives' default plans are admitted (their estimates below 9 GB)."""
+    monkeypatch.setenv("RWAOPT_SOLVE_MEMORY_MB", "9000")
+    get_settings.cache_clear()
+    try:
+        with pytest.raises(LimitExceededError) as refused:
+            prepare(_request(8192, "all", shape="best"))
+        assert 4096 < refused.value.detail["largest_nodes"] < 8192
+        prepare(_request(8192, "all", shape="paper"))
+        for collective in ("allreduce", "alltoall"):
+            body = _request(8192, "all", shape="best").model_dump(mode="json")
+            prepare(PlanRequest.model_validate(body | {"collective": collective}))
+    finally:
+        get_settings.cache_clear()
+
+
 def test_the_budget_defaults_to_a_share_of_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("RWAOPT_SOLVE_MEMORY_MB", raising=False)
     monkeypatch.setenv("RWAOPT_SOLVER_PROCESSES", "4")

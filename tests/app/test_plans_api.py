@@ -238,7 +238,7 @@ def test_unfinished_plan_has_no_lightpaths_yet(client: TestClient, settings_env:
 BAD = [
     ({"ring": {"nodes": 1}}, 422, "ring.nodes"),
     ({"ring": {"nodes": 8, "wavelengths_per_fiber": 0}}, 422, "wavelengths_per_fiber"),
-    ({"ring": {"nodes": 5000}}, 422, "less than or equal to 4096"),
+    ({"ring": {"nodes": 9000}}, 422, "less than or equal to 8192"),
     ({"algorithms": ["ring", "bogus"]}, 404, "unknown"),
     ({"algorithms": ["ring"], "parameters": {"ring": {"radix": 2}}}, 400, "no parameter radix"),
     ({"algorithms": ["ring"], "parameters": {"optree": {"branching": [2]}}}, 400, "optree"),
@@ -441,3 +441,29 @@ def test_as_printed_eq_9_verdict_is_kept_beside_the_default(client: TestClient) 
     assert printed["snr_scale"] == "db" and not printed["feasible"]
     assert printed["required_snr_db"] == pytest.approx(80.12, abs=0.01)
     assert printed["failing_lightpaths"] == sum(s["lightpaths"] for s in f["stages"])
+
+
+def test_a_cut_search_is_not_called_infeasible(client: TestClient) -> None:
+    """A 5-hop reach (1.5 dB per node): TRA's paper radix needs longer lightpaths. With a
+    search budget too small to find TRA a feasible shape, the advice must not say that no
+    paper algorithm is feasible: it says the search was cut. With a budget that lets the
+    search finish, TRA's relayed feasible shape is found and compared."""
+    body = {
+        "ring": {"nodes": 32, "fibers_per_direction": 1, "wavelengths_per_fiber": 4},
+        "collective": "alltoall",
+        "algorithms": ["tra", "synth"],
+        "message_sizes_bytes": [1048576],
+        "optics": {"pass_loss_db_per_node": 1.5},
+    }
+    cut = post_plan(client, body | {"search_budget_s": 1e-6})
+    tra = {a["algorithm"]: a for a in cut["result"]["algorithms"]}["tra"]
+    assert not tra["shapes"]["search"]["exhaustive"]
+    assert not tra["feasibility"]["feasible"]
+    advice = cut["result"]["recommendation"][0]
+    assert advice["algorithm"] == "synth"
+    assert "shape search of tra was cut" in advice["why"]
+    assert "no paper algorithm is optically feasible" not in advice["why"]
+    full = post_plan(client, body | {"search_budget_s": 60})
+    advice = full["result"]["recommendation"][0]
+    assert "was cut" not in advice["why"]
+    assert "faster than the fastest feasible paper algorithm (tra" in advice["why"]

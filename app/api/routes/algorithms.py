@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 
 from app.api.errors import responses
 from app.api.params import QueryInt
+from app.schemas.requests import MAX_NODES
 from app.schemas.results import CatalogEntry
 from app.service import catalog
 
@@ -20,7 +21,8 @@ def list_algorithms(
         str | None, Query(description="allgather, allreduce or alltoall (default: all)")
     ] = None,
     nodes: Annotated[
-        QueryInt | None, Query(ge=2, le=4096, description="ring size N, to evaluate closed forms")
+        QueryInt | None,
+        Query(ge=2, le=MAX_NODES, description="ring size N, to evaluate closed forms"),
     ] = None,
     wavelengths: Annotated[
         QueryInt | None, Query(ge=1, le=4096, description="wavelengths per fibre")
