@@ -260,7 +260,21 @@ def _sketch_bound(ring: Ring, sketch: StageSketch) -> tuple[int, int]:
     return bound, _longest_of_set(ring.nodes, sketch.positions)
 
 
-Bounds = dict[Hashable, tuple[int, int]]
+class Bounds(dict[Hashable, tuple[int, int]]):
+    """Per stage key, (quick bound on chi, longest lightpath needed); `stage_keys` remembers
+    the key of a stage by the identity of its arrays (and keeps them alive), so the equal
+    steps of a family that share arrays (H-Ring's 16K steps at N = 8192) are hashed once."""
+
+    def __init__(self, known: dict[tuple[int, ...], tuple[Stage, Hashable]] | None = None):
+        super().__init__()
+        self.stage_keys = {} if known is None else known
+
+    def key_of(self, stage: Stage) -> Hashable:
+        ids = tuple(map(id, (stage.sources, stage.destinations, stage.counts, stage.allowed)))
+        held = self.stage_keys.get(ids)
+        if held is None:
+            held = self.stage_keys[ids] = (stage, stage_key(stage))
+        return held[1]
 
 
 def _bounded(
@@ -318,7 +332,7 @@ def _from_sketches(
         key: Hashable = ("sketch", sketch.key)
         if sketch.key is None:
             assert sketch.stage is not None
-            key = stage_key(sketch.stage)
+            key = bounds.key_of(sketch.stage)
         if key not in bounds:
             bounds[key] = _sketch_bound(ring, sketch)
         chi, far = bounds[key]
@@ -633,7 +647,7 @@ def search_best_shape(
         if search.reachable(paper):
             found = search.feasible_shape(incumbent, paper)
             search.feasible = [found] * len(search.feasible)
-    bounds: Bounds = {}
+    bounds = Bounds()
     candidates: list[_Candidate] = []
     deferred: list[tuple[Params, list[StageSketch]]] = []
     known = paper_seen = 0
@@ -720,7 +734,8 @@ def _bound_deferred(
         partial = _from_sketches(algorithm, ring, params, sizes, hardware, bounds, sketches[:depth])
         if not search.can_win(partial):
             return None
-    refined: Bounds = {("sketch", k.key): bounds[("sketch", k.key)] for k in sketches}
+    refined = Bounds(bounds.stage_keys)
+    refined.update({("sketch", k.key): bounds[("sketch", k.key)] for k in sketches})
     for sketch in reversed(sketches):
         if sketch.build is None:
             continue

@@ -9,6 +9,7 @@ add the sender's partial sum into the receiver's; COPY flows overwrite it with t
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import numpy as np
 
@@ -192,6 +193,34 @@ class HRingAllReduce(Algorithm):
 
     def data_per_message(self, ring: Ring, params: Params) -> int:
         return ring.nodes
+
+    def stages(self, ring: Ring, params: Params) -> list[Stage]:
+        """Two distinct stages, every step one of them (tests: equal to the schedule's): an
+        intra-group step (each node to the next member, one lightpath of N/g chunks) and an
+        inter-group step (each node to its place in the next group, one chunk). At N = 8192
+        the schedule's 16K flows took 12 s to build and aggregate."""
+        n, g = ring.nodes, int_param(params, "group")
+        groups = n // g
+        node = np.arange(n, dtype=np.int64)
+        pos, grp = node % g, node // g
+        one = np.ones(n, dtype=np.int64)
+        intra, inter = [], []
+        if g > 1:
+            step = Stage.from_demands(n, node, grp * g + (pos + 1) % g, one, pieces=n // g)
+            intra = [replace(step, label=f"intra {{}} {t + 1}") for t in range(g - 1)]
+        if groups > 1:
+            step = Stage.from_demands(n, node, ((grp + 1) % groups) * g + pos, one)
+            inter = [replace(step, label=f"inter {{}} {t + 1}") for t in range(groups - 1)]
+
+        def named(stages: list[Stage], phase: str) -> list[Stage]:
+            return [replace(s, label=s.label.format(phase)) for s in stages]
+
+        return [
+            *named(intra, "RS"),
+            *named(inter, "RS"),
+            *named(inter, "AG"),
+            *named(intra, "AG"),
+        ]
 
     def schedule(self, ring: Ring, params: Params) -> Schedule:
         n, g = ring.nodes, int_param(params, "group")
