@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import time
+import weakref
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -65,6 +66,23 @@ class FeasibleShape:
     optics: PlanOptics
 
 
+class PlanOpticsMemo:
+    """Optics evaluated per plan object. Keyed by id() with a weak reference checked on
+    every read: an id is reused once its plan is garbage collected, and a plain id-keyed
+    memo then handed a discarded free plan's "feasible" verdict to a later plan (a TRA
+    shape with 253-hop lightpaths was reported feasible). Plans are not kept alive here."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, tuple[weakref.ref[AlgorithmPlan], PlanOptics]] = {}
+
+    def get(self, plan: AlgorithmPlan) -> PlanOptics | None:
+        held = self._by_id.get(id(plan))
+        return held[1] if held is not None and held[0]() is plan else None
+
+    def put(self, plan: AlgorithmPlan, optics: PlanOptics) -> None:
+        self._by_id[id(plan)] = (weakref.ref(plan), optics)
+
+
 @dataclass(frozen=True)
 class BestShape:
     """Per message size, the winning plan (the same object when one shape wins all), and the
@@ -74,11 +92,11 @@ class BestShape:
     by_message: tuple[AlgorithmPlan, ...]
     report: SearchReport
     feasible_by_message: tuple[FeasibleShape | None, ...] = ()
-    optics_by_plan: dict[int, PlanOptics] = field(default_factory=dict)  # by id(plan)
+    optics_by_plan: PlanOpticsMemo = field(default_factory=PlanOpticsMemo)
 
     def optics_of(self, plan: AlgorithmPlan) -> PlanOptics | None:
         """The optics the search evaluated for `plan`, if it did."""
-        return self.optics_by_plan.get(id(plan))
+        return self.optics_by_plan.get(plan)
 
     @property
     def plan(self) -> AlgorithmPlan:
@@ -375,7 +393,7 @@ class _Search:
         self.evaluated = self.pruned = self.infeasible = 0
         self.cut = ""
         self.load_bounds: dict[Hashable, int] = {}
-        self.plan_optics: dict[int, PlanOptics] = {}
+        self.plan_optics = PlanOpticsMemo()
         self.held_tried: set[int] = set()  # candidates (by id) routed within the reach
         self.settled: set[int] = set()  # candidates (by id) done before the main pass
 
@@ -577,9 +595,10 @@ class _Search:
 
     def evaluate(self, plan: AlgorithmPlan) -> PlanOptics:
         assert self.optics is not None
-        known = self.plan_optics.get(id(plan))
+        known = self.plan_optics.get(plan)
         if known is None:
-            known = self.plan_optics[id(plan)] = evaluate_plan(plan, self.optics.params)
+            known = evaluate_plan(plan, self.optics.params)
+            self.plan_optics.put(plan, known)
         return known
 
     def feasible_shape(self, plan: AlgorithmPlan, candidate: _Candidate) -> FeasibleShape | None:

@@ -198,3 +198,32 @@ def test_a_family_without_a_feasible_shape_reports_none() -> None:
     )
     assert found.feasible is None
     assert found.report.exhaustive
+
+
+def test_optics_memo_never_answers_for_a_plan_reusing_an_id() -> None:
+    """A discarded plan's id is reused by later objects: the memo must not hand its
+    verdict to them (an id-keyed dict once reported an infeasible TRA shape feasible)."""
+    import dataclasses
+    import gc
+
+    from solver.shape_search import PlanOpticsMemo
+
+    algorithm = get_algorithm("allgather", "ring")
+    ring = Ring(8, 1, 2)
+    plan = plan_algorithm(algorithm, ring, algorithm.resolve(ring), SIZES, Hardware())
+    optics = evaluate_plan(plan, OpticalParameters())
+    memo = PlanOpticsMemo()
+    copy = dataclasses.replace(plan)
+    memo.put(copy, optics)
+    assert memo.get(copy) is optics and memo.get(plan) is None
+    old = id(copy)
+    del copy
+    gc.collect()
+    reused, made = None, []
+    for _ in range(10_000):  # CPython hands the freed block to a later object of its size
+        made.append(dataclasses.replace(plan))
+        if id(made[-1]) == old:
+            reused = made[-1]
+            break
+    assert reused is not None, "no object reused the id (the check below would be vacuous)"
+    assert memo.get(reused) is None
