@@ -5,8 +5,9 @@ No paper proposes these; rwaopt measures them against the achievable bound
 
 - the shape is a list of radices k_1, ..., k_L whose product is N; level i has stride
   s_i = k_1 ... k_{i-1} (s_1 = 1) and window k_i;
-- at level i a node v exchanges only with v +- s_i (lightpaths of s_i hops, one direction each:
-  CW to v + s_i, CCW to v - s_i), so every lightpath keeps to the hop limit when s_L does;
+- at a pipeline level i a node v exchanges only with v +- s_i (lightpaths of s_i hops, one
+  direction each: CW to v + s_i, CCW to v - s_i), so every lightpath keeps to the hop limit
+  when s_L does (direct levels, below, have longer ones);
 - all-gather runs the levels top-down: before level i a node holds the items of its residue
   class mod s_{i+1} (a *bundle*); in ceil((k_i - 1) / 2) steps it passes bundles on CW and in
   floor((k_i - 1) / 2) on CCW (a bidirectional ring pipeline over the nodes v + m s_i), after
@@ -20,6 +21,22 @@ No paper proposes these; rwaopt measures them against the achievable bound
 One level (k_1 = N) is the bidirectional ring pipeline striped over every channel, which meets
 the bound's byte term at large messages; more levels trade bytes (each level moves every item
 once more) for slots (sum of k_i / 2 instead of N / 2).
+
+**Direct levels** (`direct` = d, all-gather and all-reduce): the lowest d levels skip the
+pipeline and exchange in one slot. At such a level node v sends, at once, to every member of
+its window: v + m s_i for m = 1..a (CW, a = floor(k_i / 2)) and v - m s_i for m = 1..b (CCW,
+b = floor((k_i - 1) / 2)), on lightpaths of m s_i hops (directions pinned as in the pipeline).
+All-gather: v sends its own bundle to each (COPY). Reduce-scatter: v sends to each v +- m s_i its
+partial sum of *that* node's class, so a node receives its class from the k_i - 1 others of its
+window in one slot and adds them (contributions of disjoint node sets). The pipeline's window
+is the same (v - a s_i .. v + b s_i), so the levels above see the same bundles. The CW links of a
+direct level carry sum_m m s_i x = s_i x a (a + 1) / 2 lightpaths, so x = max(1, C // (s_i a
+(a + 1) / 2)) per partner keeps the load within C where possible: a direct level moves about
+(a + 1) / 2 times the pipeline's link usage (longer lightpaths, fewer channels per partner) for
+1 slot instead of a. Reconfigurations cost ~25 us per slot, so at small messages fewer slots
+win, at large ones the bytes do; the shape search weighs both on true time. A direct level's
+longest lightpath has a s_i hops, which must keep to the hop limit: the low levels' short
+strides can; the top level's a s_L is about N / 2, so it is direct only on short rings.
 """
 
 from __future__ import annotations
@@ -48,6 +65,7 @@ class Level:
     lightpaths: int  # x_i: per (node, direction) and step
     bundle_pieces: int  # pieces a node passes on per step and direction
     per_lightpath: int  # pieces one lightpath carries: ceil(bundle_pieces / lightpaths)
+    direct: bool = False  # one slot to every window member instead of the pipeline
 
     @property
     def cw_steps(self) -> int:
@@ -57,15 +75,31 @@ class Level:
     def ccw_steps(self) -> int:
         return (self.window - 1) // 2
 
+    @property
+    def steps(self) -> int:
+        """Slots of the level: one when direct, else the pipeline's cw_steps."""
+        return 1 if self.direct else self.cw_steps
 
-def levels(ring: Ring, radices: tuple[int, ...], pieces: int) -> list[Level]:
-    """The levels of a shape, bottom (stride 1) first."""
+    @property
+    def longest_hops(self) -> int:
+        """Hops of the level's longest lightpath: a s when direct, else s."""
+        return self.stride * (self.cw_steps if self.direct else 1)
+
+
+def levels(ring: Ring, radices: tuple[int, ...], pieces: int, direct: int = 0) -> list[Level]:
+    """The levels of a shape, bottom (stride 1) first; the lowest `direct` are direct."""
     channels = ring.channels_per_direction
     out, stride = [], 1
-    for k in radices:
-        lightpaths = max(1, channels // stride)
+    for i, k in enumerate(radices):
+        if i < direct:
+            # x lightpaths to each partner v +- m s, m = 1..a: the CW links carry
+            # sum_m m s x = s x a (a + 1) / 2 <= C (the CCW ones less: b <= a)
+            a = k // 2
+            lightpaths = max(1, channels // (stride * a * (a + 1) // 2))
+        else:
+            lightpaths = max(1, channels // stride)
         bundle = ring.nodes // (stride * k) * pieces  # items of a class mod s_{i+1}
-        out.append(Level(stride, k, lightpaths, bundle, -(-bundle // lightpaths)))
+        out.append(Level(stride, k, lightpaths, bundle, -(-bundle // lightpaths), i < direct))
         stride *= k
     return out
 
@@ -148,23 +182,86 @@ class _Synthesized(Algorithm):
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
         return []
 
+
+
+@dataclass(eq=False)
+class _Windowed(_Synthesized):
+    """All-gather and all-reduce: the window levels, each a pipeline or direct (`direct`)."""
+
+    params: ClassVar[tuple[ParamSpec, ...]] = (
+        *_Synthesized.params,
+        ParamSpec(
+            "direct",
+            "how many of the lowest levels exchange directly, in one slot: node v sends to "
+            "every member of its window v + m s (m = 1..k//2, CW) and v - m s "
+            "(m = 1..(k-1)//2, CCW) at once, on lightpaths of up to k//2 strides, instead of "
+            "passing bundles one stride per step; fewer slots for more link usage",
+            0,
+            0,
+            default_rule="0: every level a pipeline",
+            maximum_rule="the number of levels; each direct level's k//2 s within the hop limit",
+        ),
+    )
+
+    def fill_defaults(self, ring: Ring, given: Params) -> Params:
+        out = super().fill_defaults(ring, given)
+        out.setdefault("direct", 0)
+        return out
+
+    def refusal(self, ring: Ring, params: Params) -> str | None:
+        reason = super().refusal(ring, params)
+        if reason:
+            return reason
+        radices = params["radices"]
+        assert isinstance(radices, tuple)
+        direct = int_param(params, "direct")
+        if direct > len(radices):
+            return (
+                f"direct = {direct} levels, but the shape has only {len(radices)}; "
+                f"use direct <= {len(radices)}"
+            )
+        found = levels(ring, radices, 1, direct)
+        fits = _direct_levels_within(found, self.hop_limit)
+        if fits < direct:
+            level = found[fits]
+            return (
+                f"level {fits + 1} exchanged directly (window {level.window}, stride "
+                f"{level.stride}) would need lightpaths of {level.longest_hops} hops "
+                f"({level.cw_steps} strides), more than the hop limit {self.hop_limit}; use "
+                f"direct <= {fits}, or a smaller radix at level {fits + 1} (at most "
+                f"{2 * ((self.hop_limit or 0) // level.stride) + 1})"
+            )
+        return None
+
+    def shape_candidates(self, ring: Ring) -> Iterator[Params]:
+        """Every radices within the hop limit, each with every valid `direct` (0 first)."""
+        for raw in super().shape_candidates(ring):
+            radices = raw["radices"]
+            assert isinstance(radices, tuple)
+            fits = _direct_levels_within(levels(ring, radices, 1, len(radices)), self.hop_limit)
+            for direct in range(fits + 1):
+                yield {"radices": radices, "direct": direct}
+
     def _levels(self, ring: Ring, params: Params) -> list[Level]:
         radices = params["radices"]
         assert isinstance(radices, tuple)
-        return levels(ring, radices, int_param(params, "pieces"))
+        return levels(
+            ring, radices, int_param(params, "pieces"), int_param(params, "direct")
+        )
 
     def _step_stage(self, ring: Ring, level: Level, ccw: bool, label: str) -> Stage:
         """One step of a level: every node sends x lightpaths to v + s (CW) and, when the
-        step has both, x to v - s (CCW); directions pinned (the design's routing)."""
+        step has both, x to v - s (CCW); a direct level's one step sends x to each v + m s
+        (CW, m = 1..a) and v - m s (CCW, m = 1..b). Directions pinned (the design's
+        routing)."""
         n = ring.nodes
         nodes = np.arange(n, dtype=np.int64)
-        sources = [nodes]
-        destinations = [(nodes + level.stride) % n]
-        allowed = [np.full(n, Direction.CW, dtype=np.int64)]
-        if ccw:
+        sources, destinations, allowed = [], [], []
+        for shift in _shifts(level, ccw):
             sources.append(nodes)
-            destinations.append((nodes - level.stride) % n)
-            allowed.append(np.full(n, Direction.CCW, dtype=np.int64))
+            destinations.append((nodes + shift) % n)
+            way = Direction.CW if shift > 0 else Direction.CCW
+            allowed.append(np.full(n, way, dtype=np.int64))
         s = np.concatenate(sources)
         return Stage.from_demands(
             n,
@@ -177,6 +274,8 @@ class _Synthesized(Algorithm):
         )
 
     def _level_stages(self, ring: Ring, level: Level, name: str) -> list[Stage]:
+        if level.direct:
+            return [self._step_stage(ring, level, True, f"{name} direct")]
         both = self._step_stage(ring, level, True, name)
         only_cw = self._step_stage(ring, level, False, name)
         return [
@@ -184,10 +283,26 @@ class _Synthesized(Algorithm):
         ]
 
 
-def _bundle(n: int, modulus: int, residue: int, pieces: int) -> IntArray:
-    """Pieces of every item (chunk) of one residue class mod `modulus`."""
-    items = np.arange(residue % modulus, n, modulus, dtype=np.int64)
-    return (items[:, None] * pieces + np.arange(pieces, dtype=np.int64)).reshape(-1)
+def _direct_levels_within(found: list[Level], hop_limit: int | None) -> int:
+    """How many of the lowest levels can be direct: each one's longest lightpath (a s hops)
+    within the hop limit."""
+    fits = 0
+    for level in found:
+        if hop_limit is not None and level.stride * level.cw_steps > hop_limit:
+            break
+        fits += 1
+    return fits
+
+
+def _shifts(level: Level, ccw: bool) -> list[int]:
+    """Ring offsets of one step's lightpaths (positive CW, negative CCW): +s and, with `ccw`,
+    -s; a direct level's one step: +m s for m = 1..a, then -m s for m = 1..b."""
+    s = level.stride
+    if level.direct:
+        return [m * s for m in range(1, level.cw_steps + 1)] + [
+            -m * s for m in range(1, level.ccw_steps + 1)
+        ]
+    return [s, -s] if ccw else [s]
 
 
 def _flows(
@@ -196,25 +311,52 @@ def _flows(
 ) -> StageFlow:
     """Step t of a level as data: node v sends CW the bundle of class residue_cw[v] mod
     `modulus` and, when the step has both directions, CCW that of residue_ccw[v]."""
-    n = ring.nodes
-    senders, receivers, data = [], [], []
-    directions = [(level.stride, residue_cw)]
+    moves = [(level.stride, residue_cw)]
     if t < level.ccw_steps:
-        directions.append((-level.stride, residue_ccw))
-    for shift, residues in directions:
-        for v in range(n):
-            bundle = _bundle(n, modulus, int(residues[v]), pieces)
-            senders.append(np.full(len(bundle), v, dtype=np.int64))
-            receivers.append(np.full(len(bundle), (v + shift) % n, dtype=np.int64))
-            data.append(bundle)
+        moves.append((-level.stride, residue_ccw))
+    return _moves(ring, level, moves, modulus, pieces, reduction, label)
+
+
+def _moves(
+    ring: Ring, level: Level, moves: list[tuple[int, IntArray]], modulus: int, pieces: int,
+    reduction: Reduction, label: str,
+) -> StageFlow:
+    """Per (shift, residues): node v sends to v + shift the bundle of class residues[v] mod
+    `modulus` (every item of the class, every piece of each)."""
+    n = ring.nodes
+    nodes = np.arange(n, dtype=np.int64)
+    per_class = n // modulus
+    offsets = (np.arange(per_class, dtype=np.int64) * modulus)[:, None] * pieces + np.arange(
+        pieces, dtype=np.int64
+    )  # the class's items after the first, times pieces, plus each piece
+    size = per_class * pieces
+    senders, receivers, data = [], [], []
+    for shift, residues in moves:
+        first = (residues % modulus) * pieces
+        data.append((first[:, None] + offsets.reshape(-1)[None, :]).reshape(-1))
+        senders.append(np.repeat(nodes, size))
+        receivers.append(np.repeat((nodes + shift) % n, size))
     return StageFlow.of(
         np.concatenate(senders), np.concatenate(receivers), np.concatenate(data), reduction,
         label, level.per_lightpath,
     )
 
 
+def _direct_flows(
+    ring: Ring, level: Level, pieces: int, reduction: Reduction, label: str
+) -> StageFlow:
+    """A direct level's one step as data. Reduce-scatter (ADD): v sends to each v + m s its
+    partial sum of *that* node's class mod s k, so every node receives its own class from
+    the k - 1 others of its window (disjoint sets) at once. All-gather (COPY / NONE): v sends
+    its own bundle (class v mod s k) to each of them."""
+    nodes = np.arange(ring.nodes, dtype=np.int64)
+    reduce = reduction == Reduction.ADD
+    moves = [(shift, nodes + shift if reduce else nodes) for shift in _shifts(level, True)]
+    return _moves(ring, level, moves, level.stride * level.window, pieces, reduction, label)
+
+
 @dataclass(eq=False)
-class SynthAllGather(_Synthesized):
+class SynthAllGather(_Windowed):
     collective: ClassVar[Collective] = Collective.ALLGATHER
     name: ClassVar[str] = "synth"
 
@@ -228,7 +370,7 @@ class SynthAllGather(_Synthesized):
         return out
 
     def stage_count(self, ring: Ring, params: Params) -> int:
-        return sum(level.cw_steps for level in self._levels(ring, params))
+        return sum(level.steps for level in self._levels(ring, params))
 
     def schedule(self, ring: Ring, params: Params) -> Schedule:
         n, q = ring.nodes, int_param(params, "pieces")
@@ -236,6 +378,10 @@ class SynthAllGather(_Synthesized):
         flows = []
         for i, level in reversed(list(enumerate(self._levels(ring, params)))):
             modulus = level.stride * level.window  # bundles are classes mod s_{i+1}
+            if level.direct:
+                flows.append(_direct_flows(ring, level, q, Reduction.NONE,
+                                           f"all-gather level {i + 1} direct"))
+                continue
             for t in range(level.cw_steps):
                 flows.append(
                     _flows(ring, level, t, modulus, nodes - t * level.stride,
@@ -246,7 +392,7 @@ class SynthAllGather(_Synthesized):
 
 
 @dataclass(eq=False)
-class SynthAllReduce(_Synthesized):
+class SynthAllReduce(_Windowed):
     collective: ClassVar[Collective] = Collective.ALLREDUCE
     name: ClassVar[str] = "synth"
 
@@ -264,7 +410,7 @@ class SynthAllReduce(_Synthesized):
         return out
 
     def stage_count(self, ring: Ring, params: Params) -> int:
-        return 2 * sum(level.cw_steps for level in self._levels(ring, params))
+        return 2 * sum(level.steps for level in self._levels(ring, params))
 
     def schedule(self, ring: Ring, params: Params) -> Schedule:
         n, q = ring.nodes, int_param(params, "pieces")
@@ -272,6 +418,10 @@ class SynthAllReduce(_Synthesized):
         found = self._levels(ring, params)
         flows = []
         for i, level in enumerate(found):  # reduce-scatter, bottom-up
+            if level.direct:
+                flows.append(_direct_flows(ring, level, q, Reduction.ADD,
+                                           f"reduce-scatter level {i + 1} direct"))
+                continue
             modulus, s = level.stride * level.window, level.stride
             a, b = level.cw_steps, level.ccw_steps
             for t in range(a):
@@ -281,6 +431,10 @@ class SynthAllReduce(_Synthesized):
                            q, Reduction.ADD, f"reduce-scatter level {i + 1} step {t + 1}")
                 )
         for i, level in reversed(list(enumerate(found))):  # all-gather, top-down
+            if level.direct:
+                flows.append(_direct_flows(ring, level, q, Reduction.COPY,
+                                           f"all-gather level {i + 1} direct"))
+                continue
             modulus = level.stride * level.window
             for t in range(level.cw_steps):
                 flows.append(
