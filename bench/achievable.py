@@ -7,6 +7,10 @@ algorithm): the fastest optically feasible paper algorithm, the synthesized sche
 the achievable bound, and the ratios. Also how long one bound takes at that N (best of 20).
 
     .venv/bin/python bench/achievable.py [--nodes 64 --nodes 256] [--out docs/bench-achievable.md]
+    .venv/bin/python bench/achievable.py --readme docs/bench-achievable.md  # README's table
+
+`--readme FILE` prints README "Beyond the papers"'s table from a file this script wrote
+(nothing is planned), so the README carries exactly the measured numbers.
 """
 
 from __future__ import annotations
@@ -32,7 +36,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--nodes", type=int, action="append", default=None)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--readme", type=Path, default=None)
     args = parser.parse_args()
+    if args.readme:
+        print("\n".join(readme_table(args.readme.read_text())))
+        return
     rows = [
         "| N | collective | message | fastest feasible paper algorithm | its time (s) | "
         "synth (shape) | synth time (s) | achievable (s) | paper / synth | "
@@ -60,6 +68,36 @@ def main() -> None:
             "# Beyond the papers: synthesized schedules against the achievable bound\n\n"
             "`.venv/bin/python bench/achievable.py`\n\n" + "\n".join(rows) + "\n"
         )
+
+
+def readme_table(measured: str) -> list[str]:
+    """The README's table from this script's output: per row the fastest feasible paper
+    algorithm and synth with time and share of the achievable (bound / time), the bound,
+    and how many times faster synth is."""
+    out = [
+        "| N | collective | message | fastest feasible paper algorithm: time, of the "
+        "achievable | synth: shape, time, of the achievable | achievable | synth vs paper |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for line in measured.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 13 or not cells[0].isdigit():
+            continue
+        n, collective, message, paper, p_time, shape, s_time, bound = cells[:8]
+        achievable = float(bound)
+        synth = f"{shape}: {s_time} s, {100 * achievable / float(s_time):.3g} %"
+        if paper == "none":
+            paper_cell, versus = "none feasible", "only feasible"
+        else:
+            paper_cell = (
+                f"{paper.replace(' ()', '')}: {p_time} s, "
+                f"{100 * achievable / float(p_time):.3g} %"
+            )
+            versus = f"{cells[8]} faster"
+        out.append(
+            f"| {n} | {collective} | {message} | {paper_cell} | {synth} | {bound} s | {versus} |"
+        )
+    return out
 
 
 def row(n: int, collective: str, size: int) -> str:

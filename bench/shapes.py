@@ -24,10 +24,11 @@ import sys
 import time
 from typing import Any
 
-from models.algorithms.catalog import get_algorithm
+from models.algorithms.base import Algorithm
 from models.errors import AlgorithmRefusedError
 from models.optics import OpticalParameters
 from models.ring import Hardware, Ring
+from solver.catalog import Limits, get_algorithm
 from solver.outcome import SolveOptions
 from solver.plan import DeadlineReached, StageCache, plan_algorithm
 from solver.shape_search import OpticsTarget, search_best_shape
@@ -43,8 +44,15 @@ FAMILIES = (
 SIZE = (4194304.0,)
 
 
+def _algorithm(collective: str, name: str, optics: bool) -> Algorithm:
+    """The family as a plan builds it: under the default optics TRA and TRA2 also offer
+    their rounds relayed within the optics' reach (80 hops)."""
+    reach = OpticsTarget.of(OpticalParameters()).reach if optics else None
+    return get_algorithm(collective, name, Limits(hop_limit=reach))
+
+
 def _search(collective: str, name: str, n: int, budget: float, optics: bool) -> dict[str, Any]:
-    algorithm = get_algorithm(collective, name)
+    algorithm = _algorithm(collective, name, optics)
     ring = Ring(n, 1, 64)
     started = time.monotonic()
     cache = StageCache()
@@ -76,9 +84,9 @@ def _search(collective: str, name: str, n: int, budget: float, optics: bool) -> 
     }
 
 
-def _baseline(collective: str, name: str, n: int, budget: float) -> dict[str, Any]:
+def _baseline(collective: str, name: str, n: int, budget: float, optics: bool) -> dict[str, Any]:
     """Every candidate solved, no bounds, same budget (stage cache shared, as in the search)."""
-    algorithm = get_algorithm(collective, name)
+    algorithm = _algorithm(collective, name, optics)
     ring = Ring(n, 1, 64)
     started = time.monotonic()
     cache = StageCache()
@@ -157,7 +165,7 @@ def main() -> None:
             if "refused" in s:
                 print(f"| {n} | {collective}/{name} | refused: {s['refused']} |")
                 continue
-            b = _measure(_baseline, collective, name, n, args.budget)
+            b = _measure(_baseline, collective, name, n, args.budget, optics)
             ratio = (
                 f"{b['seconds'] / s['seconds']:.1f}x"
                 if b["finished"]
