@@ -86,6 +86,16 @@ def distance_sum(nodes: int, hop_limit: int | None = None) -> int:
     return total
 
 
+def reduce_then_broadcast_slots(nodes: int, hop_limit: int | None) -> int:
+    """Slots of any all-reduce schedule that forms each element's complete sum at one node
+    and then copies it (reduce-scatter + all-gather: `synth`, Ring, H-Ring, WRHT, BT; not
+    recursive doubling): 2 ceil(floor(N/2) / H). That node needs the contribution of the node
+    floor(N/2) away, which moves at most H hops per slot, and that node needs the sum back
+    (docs/achievable.md, "Reduce-then-broadcast schedules")."""
+    h = nodes - 1 if hop_limit is None else max(1, min(int(hop_limit), nodes - 1))
+    return 2 * -(-(nodes // 2) // h)
+
+
 def _levels(nodes: int, fan: int) -> int:
     """Least S with (1 + fan)^S >= N (integer arithmetic)."""
     s, reach = 0, 1
@@ -103,13 +113,15 @@ def achievable_bound(
     hop_limit: int | None = None,
     max_tx: int | None = None,
     max_rx: int | None = None,
+    min_slots: int = 1,
 ) -> AchievableBound:
     """The least time any schedule of SPEC 12 can take for `collective` on `ring`.
 
     `message_bytes`: all-gather, each node's contribution; reduce-scatter and all-reduce, each
     node's vector; all-to-all, each node's send buffer (N blocks of message / N).
     `hop_limit`: the longest lightpath allowed (None: no limit); `max_tx` / `max_rx`: the
-    per-node lightpath limits per slot (None: none)."""
+    per-node lightpath limits per slot (None: none). `min_slots`: the bound of the schedules
+    of a class known to need at least that many slots (`reduce_then_broadcast_slots`)."""
     if collective not in COLLECTIVES:
         raise ValueError(f"unknown collective {collective}; one of {', '.join(COLLECTIVES)}")
     if not message_bytes > 0:
@@ -135,7 +147,7 @@ def achievable_bound(
         hops = m * distance_sum(n)
     by_distance = -(-(n // 2) // h)
     by_fan = _levels(n, fan)
-    slots = max(1, by_distance, by_fan)
+    slots = max(1, by_distance, by_fan, int(min_slots))
     # Fact 3b: within S slots, the chain that brings a datum to the node floor(N/2) away has
     # at most S lightpaths covering floor(N/2) links: at least floor(N/2) - S hops beyond one
     # per lightpath. Once per item and byte (all-gather), per element (reductions); an

@@ -4,7 +4,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.achievable import COLLECTIVES, achievable_bound, distance_sum
+from models.achievable import (
+    COLLECTIVES,
+    achievable_bound,
+    distance_sum,
+    reduce_then_broadcast_slots,
+)
 from models.ring import Hardware, Ring
 from models.timing import hardware_lower_bound_s
 
@@ -133,3 +138,45 @@ def test_bad_input_is_refused() -> None:
         achievable_bound("broadcast", Ring(4), 1.0, HW)
     with pytest.raises(ValueError, match="> 0 bytes"):
         achievable_bound("allgather", Ring(4), 0.0, HW)
+
+
+def test_reduce_then_broadcast_slots_by_hand() -> None:
+    assert reduce_then_broadcast_slots(1024, 80) == 14  # 512 hops in 80-hop lightpaths, twice
+    assert reduce_then_broadcast_slots(1024, None) == 2
+    assert reduce_then_broadcast_slots(9, 2) == 4  # floor(9/2) = 4 hops: 2 slots each way
+    plain = achievable_bound("allreduce", Ring(1024, 1, 64), 4 * 2**20, HW, 80)
+    family = achievable_bound("allreduce", Ring(1024, 1, 64), 4 * 2**20, HW, 80, min_slots=14)
+    assert plain.slots == 7 and family.slots == 14
+    assert family.bound_s > plain.bound_s
+    # 14 reconfigurations of 25 us at least, plus the bytes the plain bound charges at S = 14
+    assert family.bound_s >= 14 * 25e-6
+    unchanged = achievable_bound("allreduce", Ring(1024, 1, 64), 4 * 2**20, HW, 80, min_slots=3)
+    assert unchanged.bound_s == plain.bound_s
+
+
+@pytest.mark.parametrize("nodes", [6, 16, 24, 36])
+@pytest.mark.parametrize("hops", [1, 2, 3, 5, None])
+def test_every_reduce_then_broadcast_shape_needs_those_slots(nodes: int, hops: int | None) -> None:
+    """The synthesized all-reduce (reduce-scatter then all-gather) in every shape the search
+    may try within the hop limit has at least reduce_then_broadcast_slots stages, each at
+    least one slot; the ring all-reduce and H-Ring (no hop limit) too."""
+    from models.algorithms.catalog import get_algorithm
+    from models.errors import AlgorithmRefusedError
+    from models.synthesis import SynthAllReduce
+
+    ring = Ring(nodes, 1, 4)
+    need = reduce_then_broadcast_slots(nodes, hops)
+    synth = SynthAllReduce(hops)
+    tried = 0
+    for raw in synth.shape_candidates(ring):
+        try:
+            params = synth.resolve(ring, raw)
+        except AlgorithmRefusedError:
+            continue
+        assert len(synth.stages(ring, params)) >= need, params
+        tried += 1
+    assert tried >= 1
+    for name in ("ring", "hring"):
+        algorithm = get_algorithm("allreduce", name)
+        stages = algorithm.stages(ring, algorithm.resolve(ring))
+        assert len(stages) >= reduce_then_broadcast_slots(nodes, None)
