@@ -205,7 +205,7 @@ class _Windowed(_Synthesized):
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
         out = super().fill_defaults(ring, given)
-        out.setdefault("direct", 0)
+        out["direct"] = out.pop("direct", 0)  # last, as listed: radices, pieces, direct
         return out
 
     def refusal(self, ring: Ring, params: Params) -> str | None:

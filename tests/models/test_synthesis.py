@@ -8,14 +8,16 @@ import pytest
 
 from models.algorithms.base import Algorithm
 from models.dataflow import simulate
-from models.errors import AlgorithmRefusedError
+from models.errors import AlgorithmRefusedError, UnknownParameterError
 from models.ring import Direction, Ring
 from models.stage import Stage
 from models.synthesis import (
+    Level,
     SynthAllGather,
     SynthAllReduce,
     SynthAllToAll,
     balanced_digits,
+    levels,
     multiplicative_partitions,
 )
 
@@ -30,23 +32,56 @@ def demands(stage: Stage) -> list[tuple[int, int, int]]:
     return sorted((s, d, k) for (s, d), k in out.items())
 
 
-def check(algorithm: Algorithm, ring: Ring, radices: tuple[int, ...], pieces: int | None) -> None:
+def check(
+    algorithm: Algorithm, ring: Ring, radices: tuple[int, ...], pieces: int | None,
+    direct: int | None = None,
+) -> None:
     given: dict[str, object] = {"radices": radices}
     if pieces is not None:
         given["pieces"] = pieces
+    if direct is not None:
+        given["direct"] = direct
     params = algorithm.resolve(ring, given)  # type: ignore[arg-type]
     schedule = algorithm.schedule(ring, params)
     simulate(schedule)
-    direct = algorithm.stages(ring, params)
-    assert len(direct) == algorithm.stage_count(ring, params) == schedule.stage_count
-    for mine, theirs in zip(direct, schedule.stages(), strict=True):
+    direct_stages = algorithm.stages(ring, params)
+    assert len(direct_stages) == algorithm.stage_count(ring, params) == schedule.stage_count
+    shifts = expected_shifts(algorithm, ring, params)
+    for i, (mine, theirs) in enumerate(zip(direct_stages, schedule.stages(), strict=True)):
         assert demands(mine) == demands(theirs)
         assert mine.pieces == theirs.pieces
-        # pinned directions, one stride long: CW to v + s, CCW to v - s
+        # pinned directions: CW to v + m s, CCW to v - m s (m = 1 in a pipeline step)
         cw = (mine.destinations - mine.sources) % ring.nodes
         hops = np.where(mine.allowed == Direction.CW, cw, (ring.nodes - cw) % ring.nodes)
         assert (mine.allowed != 2).all()
-        assert len(set(hops.tolist())) == 1
+        if shifts is None:  # all-to-all: one stride per stage
+            assert len(set(hops.tolist())) == 1
+            continue
+        stride, a, b = shifts[i]
+        for way, steps in ((Direction.CW, a), (Direction.CCW, b)):
+            assert sorted(set(hops[mine.allowed == way].tolist())) == [
+                m * stride for m in range(1, steps + 1)
+            ]
+
+
+def expected_shifts(
+    algorithm: Algorithm, ring: Ring, params: dict[str, object]
+) -> list[tuple[int, int, int]] | None:
+    """Per stage (stride, strides reached CW, strides reached CCW): a pipeline step reaches
+    one stride (CCW only in its first (k-1)//2 steps), a direct level its whole window."""
+    if isinstance(algorithm, SynthAllToAll):
+        return None
+    found = levels(ring, params["radices"], 1, params["direct"])  # type: ignore[arg-type]
+
+    def level(lv: Level) -> list[tuple[int, int, int]]:
+        if lv.direct:
+            return [(lv.stride, lv.cw_steps, lv.ccw_steps)]
+        return [(lv.stride, 1, int(t < lv.ccw_steps)) for t in range(lv.cw_steps)]
+
+    out = [s for lv in reversed(found) for s in level(lv)]
+    if isinstance(algorithm, SynthAllReduce):
+        out = [s for lv in found for s in level(lv)] + out
+    return out
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -77,6 +112,52 @@ def test_paper_scale_shapes_deliver(family: type, nodes: int, radices: tuple[int
     check(family(), Ring(nodes, 1, 64), radices, 1)
 
 
+WINDOWED = FAMILIES[:2]  # all-gather and all-reduce: the families with direct levels
+
+
+@pytest.mark.parametrize("family", WINDOWED)
+@pytest.mark.parametrize("wavelengths", [4, 16])
+@pytest.mark.parametrize("nodes", range(2, 65))
+def test_every_direct_variant_delivers_on_small_rings(
+    family: type, wavelengths: int, nodes: int
+) -> None:
+    """Every shape with every number of direct levels (1..L); 16 channels give the direct
+    levels several lightpaths per partner (C // (s a (a + 1) / 2)), 4 mostly one."""
+    ring = Ring(nodes, 1, wavelengths)
+    for radices in multiplicative_partitions(nodes):
+        for direct in range(1, len(radices) + 1):
+            check(family(), ring, radices, None, direct)
+
+
+@pytest.mark.parametrize(
+    ("family", "nodes", "radices", "direct"),
+    [
+        (SynthAllGather, 512, (8, 64), 1),
+        (SynthAllGather, 1000, (10, 10, 10), 2),
+        (SynthAllGather, 1024, (4, 4, 4, 16), 3),
+        (SynthAllReduce, 512, (8, 8, 8), 2),
+        (SynthAllReduce, 1000, (10, 100), 1),
+        (SynthAllReduce, 1024, (4, 4, 4, 16), 3),  # the search's pick at w = 64, 4 MiB
+        (SynthAllReduce, 1024, (2, 4, 8, 16), 4),  # every level direct, the top one too
+    ],
+)
+def test_paper_scale_direct_levels_deliver(
+    family: type, nodes: int, radices: tuple[int, ...], direct: int
+) -> None:
+    check(family(), Ring(nodes, 1, 64), radices, 1, direct)
+
+
+@pytest.mark.parametrize("family", WINDOWED)
+def test_direct_levels_take_one_slot_each(family: type) -> None:
+    """4x4x4x16 at N = 1024: each window-4 level is 2 pipeline steps or 1 direct slot."""
+    ring = Ring(1024, 1, 64)
+    algorithm = family()
+    phases = 2 if family is SynthAllReduce else 1
+    for direct in range(4):
+        params = algorithm.resolve(ring, {"radices": (4, 4, 4, 16), "direct": direct})
+        assert algorithm.stage_count(ring, params) == phases * (2 * (3 - direct) + direct + 8)
+
+
 @pytest.mark.parametrize("nodes", [2, 7, 64, 1000, 1024, 4096])
 def test_balanced_digits_represent_every_offset_within_the_windows(nodes: int) -> None:
     """All-to-all moves block (s, d) by the digits of d - s: they must sum to the offset and
@@ -92,13 +173,20 @@ def test_balanced_digits_represent_every_offset_within_the_windows(nodes: int) -
             break  # deep shapes repeat the same check; the shallow ones cover every stride
 
 
-@pytest.mark.parametrize("family", FAMILIES[:2])
-def test_pieces_fill_the_channels(family: type) -> None:
-    # N = 16, C = 8, radices (4, 4): strides 1 and 4; x = 8 and 2 lightpaths per pair.
+@pytest.mark.parametrize("family", WINDOWED)
+@pytest.mark.parametrize("direct", [0, 1, 2])
+def test_pieces_fill_the_channels(family: type, direct: int) -> None:
+    # N = 16, C = 8, radices (4, 4): strides 1 and 4; x = 8 and 2 lightpaths per pair in a
+    # pipeline. Direct (a = 2 partners CW at 1 and 2 strides): x = C // (3 s), at least 1:
+    # level 1 x = 2 (load 6 <= 8), level 2 x = 1 (load 12: more than C, several slots).
     ring = Ring(16, 1, 8)
     algorithm = family()
-    params = algorithm.resolve(ring, {"radices": (4, 4)})
+    params = algorithm.resolve(ring, {"radices": (4, 4), "direct": direct})
     assert params["pieces"] == 2  # C // top stride = 8 // 4
+    found = levels(ring, (4, 4), 2, direct)
+    assert [lv.lightpaths for lv in found] == [[8, 2], [2, 2], [2, 1]][direct]
+    assert [lv.direct for lv in found] == [i < direct for i in range(2)]
+    limit = max([ring.channels_per_direction] + [lv.stride * 3 for lv in found if lv.direct])
     for stage in algorithm.stages(ring, params):
         load = np.zeros((2, ring.nodes), dtype=np.int64)
         for s, d, k, a in zip(stage.sources, stage.destinations, stage.counts, stage.allowed,
@@ -107,7 +195,9 @@ def test_pieces_fill_the_channels(family: type) -> None:
             for j in range(hops):
                 link = (s + j) % ring.nodes if a == Direction.CW else (d + j) % ring.nodes
                 load[a, link] += k
-        assert load.max() <= ring.channels_per_direction
+        assert load.max() <= limit
+        if "level 1" in stage.label or direct < 2:
+            assert load.max() <= ring.channels_per_direction
 
 
 def test_hop_limit_refusal_names_what_fits() -> None:
@@ -117,6 +207,42 @@ def test_hop_limit_refusal_names_what_fits() -> None:
     shapes = [c["radices"] for c in SynthAllGather(hop_limit=6).shape_candidates(ring)]
     assert shapes and all(64 // s[-1] <= 6 for s in shapes)  # type: ignore[index]
     assert (8, 8) not in shapes and (4, 16) in shapes
+
+
+def test_direct_level_beyond_the_hop_limit_is_refused() -> None:
+    """A direct level's longest lightpath has a s hops (a = k // 2): at N = 64 with a hop
+    limit of 10, 8x8 may exchange level 1 directly (4 hops), not level 2 (4 x 8 = 32)."""
+    ring = Ring(64, 1, 8)
+    algorithm = SynthAllReduce(hop_limit=10)
+    algorithm.resolve(ring, {"radices": (8, 8), "direct": 1})
+    with pytest.raises(
+        AlgorithmRefusedError,
+        match=r"level 2 exchanged directly .* 32 hops .* hop limit 10; use direct <= 1, or a "
+        r"smaller radix at level 2 \(at most 3\)",
+    ):
+        algorithm.resolve(ring, {"radices": (8, 8), "direct": 2})
+    with pytest.raises(AlgorithmRefusedError, match="only 2"):
+        algorithm.resolve(ring, {"radices": (8, 8), "direct": 3})
+    shapes = list(algorithm.shape_candidates(ring))
+    assert {"radices": (8, 8), "direct": 1} in shapes
+    assert {"radices": (8, 8), "direct": 2} not in shapes
+    assert {"radices": (2, 32), "direct": 2} not in shapes  # top stride 2, a = 16: 32 hops
+    assert {"radices": (8, 8), "direct": 0} in shapes and {"radices": (8, 8)} not in shapes
+    for raw in shapes:  # every candidate's lightpaths keep to the limit
+        params = algorithm.resolve(ring, raw)
+        for stage in algorithm.stages(ring, params):
+            cw = (stage.destinations - stage.sources) % ring.nodes
+            hops = np.where(stage.allowed == Direction.CW, cw, ring.nodes - cw)
+            assert hops.max() <= 10, raw
+    # without a limit every level may be direct
+    assert {"radices": (8, 8), "direct": 2} in list(SynthAllGather().shape_candidates(ring))
+
+
+def test_alltoall_has_no_direct_levels() -> None:
+    ring = Ring(16, 1, 4)
+    with pytest.raises(UnknownParameterError, match="direct"):
+        SynthAllToAll().resolve(ring, {"radices": (4, 4), "direct": 1})
+    assert all("direct" not in raw for raw in SynthAllToAll().shape_candidates(ring))
 
 
 def test_radices_must_multiply_to_n() -> None:

@@ -19,7 +19,9 @@ from models.synthesis import (
 from solver.exact_schedule import solve_exact_schedule
 from solver.feasibility import evaluate_plan
 from solver.outcome import SolveOptions
-from solver.plan import plan_algorithm
+from solver.plan import AlgorithmPlan, StageCache, plan_algorithm
+from solver.shape_search import search_best_shape
+from solver.validator import validate
 
 HW = Hardware()
 FAMILIES = {"allgather": SynthAllGather, "allreduce": SynthAllReduce, "alltoall": SynthAllToAll}
@@ -81,16 +83,99 @@ def test_never_faster_than_the_exact_optimum(collective: str, nodes: int, wavele
     has at most as many slots."""
     ring = Ring(nodes, 1, wavelengths)
     algorithm = FAMILIES[collective]()
-    for radices in multiplicative_partitions(nodes):
-        params = algorithm.resolve(ring, {"radices": radices})
+    shapes = list(algorithm.shape_candidates(ring))  # with every direct level, where it has
+    assert {tuple(raw["radices"]) for raw in shapes} == set(multiplicative_partitions(nodes))  # type: ignore[arg-type]
+    exact_slots: dict[int, int] = {}
+    for raw in shapes:
+        params = algorithm.resolve(ring, raw)
         pieces = int(params["pieces"])  # type: ignore[arg-type]
         plan = plan_algorithm(algorithm, ring, params, [2**20], HW)
         if collective == "alltoall":
             if any(s.stage.pieces > 1 for s in plan.stages):
                 continue
-        elif any(level.per_lightpath > 1 for level in levels(ring, radices, pieces)):
+        elif any(
+            level.per_lightpath > 1
+            for level in levels(ring, params["radices"], pieces, params["direct"])  # type: ignore[arg-type]
+        ):
             continue
         units = pieces * (nodes if collective == "allreduce" else 1)
-        exact = solve_exact_schedule(collective, ring, units, time_limit_s=60)
-        assert exact.optimal
-        assert exact.slot_count <= plan.true_steps, radices
+        if units not in exact_slots:
+            exact = solve_exact_schedule(collective, ring, units, time_limit_s=60)
+            assert exact.optimal
+            exact_slots[units] = exact.slot_count
+        assert exact_slots[units] <= plan.true_steps, raw
+
+
+@pytest.mark.parametrize(
+    ("collective", "nodes", "wavelengths", "radices", "direct", "hops"),
+    [
+        ("allgather", 64, 8, (4, 4, 4), 2, 16),  # level 2 direct: 2 strides of 4 hops
+        ("allreduce", 64, 8, (4, 4, 4), 2, 16),
+        ("allgather", 96, 4, (6, 16), 1, 6),  # level 1: 3 partners CW, one lightpath each
+        ("allreduce", 120, 8, (3, 4, 10), 2, 12),
+        ("allreduce", 256, 16, (4, 4, 16), 2, 16),
+        ("allreduce", 48, 4, (2, 3, 8), 3, 24),  # every level direct: 4 strides of 6 hops
+    ],
+)  # fmt: skip
+def test_direct_levels_certified_within_the_hop_limit(
+    collective: str, nodes: int, wavelengths: int, radices: tuple[int, ...], direct: int,
+    hops: int,
+) -> None:
+    """A plan with direct levels, routed under the hop limit it was built for: every distinct
+    stage's assignment passes the independent validator, meets the load bound, and its
+    longest lightpath is the longest direct level's a s, within the limit."""
+    ring = Ring(nodes, 1, wavelengths)
+    algorithm = FAMILIES[collective](hop_limit=hops)
+    params = algorithm.resolve(ring, {"radices": radices, "direct": direct})
+    plan = plan_algorithm(algorithm, ring, params, [2**20], HW, SolveOptions(max_hops=hops))
+    assert len(plan.stages) == algorithm.stage_count(ring, params)
+    longest = 0
+    for stage in plan.stages:
+        if stage.solution_stage != stage.index:
+            continue
+        validate(stage.stage, stage.result.assignment)
+        assert stage.result.chi == stage.result.lower_bound
+        longest = max(longest, stage.result.assignment.longest_hops(stage.stage))
+    found = levels(ring, radices, 1, direct)
+    assert longest == max(level.longest_hops for level in found) <= hops
+    assert plan.steps_optimal
+
+
+@pytest.mark.parametrize(
+    ("collective", "nodes", "wavelengths", "direct_wins_at_256"),
+    [("allreduce", 32, 2, False), ("allgather", 36, 4, True), ("allreduce", 64, 8, True)],
+)
+def test_search_weighs_direct_levels_by_true_time(
+    collective: str, nodes: int, wavelengths: int, direct_wins_at_256: bool
+) -> None:
+    """The pruned search over radices x direct finds brute force's best at every size; small
+    messages (slots dominate) are fastest with direct levels where the channels allow them
+    (at w = 2 they do not), large ones (bytes dominate) with pipelines only."""
+    sizes = (256.0, 2.0**20, 2.0**26)
+    ring = Ring(nodes, 1, wavelengths)
+    algorithm = FAMILIES[collective]()
+    every = [
+        plan_algorithm(algorithm, ring, algorithm.resolve(ring, raw), sizes, HW)
+        for raw in algorithm.shape_candidates(ring)
+    ]
+    cache = StageCache()
+    paper = plan_algorithm(algorithm, ring, algorithm.paper_shape(ring), sizes, HW, None, None,
+                           cache)  # fmt: skip
+    found = search_best_shape(algorithm, ring, sizes, HW, SolveOptions(), 120.0, paper, cache)
+    assert found.report.exhaustive
+    assert found.report.evaluated + found.report.pruned == len(every)
+    for i, _ in enumerate(sizes):
+        best = min((p.timings[i].time_s, p.true_steps) for p in every)
+        got = found.by_message[i]
+        assert (got.timings[i].time_s, got.true_steps) == pytest.approx(best, rel=1e-12)
+
+    def direct(plan: AlgorithmPlan) -> bool:  # a direct level of window >= 4 (2, 3: a = 1,
+        # the pipeline's one step)
+        shape = levels(ring, plan.params["radices"], 1, plan.params["direct"])  # type: ignore[arg-type]
+        return any(level.direct and level.window >= 4 for level in shape)
+
+    def fastest(i: int, with_direct: bool) -> float:
+        return min(p.timings[i].time_s for p in every if direct(p) == with_direct)
+
+    assert (fastest(0, True) < fastest(0, False)) == direct_wins_at_256
+    assert fastest(2, False) < fastest(2, True)
