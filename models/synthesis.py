@@ -183,7 +183,6 @@ class _Synthesized(Algorithm):
         return []
 
 
-
 @dataclass(eq=False)
 class _Windowed(_Synthesized):
     """All-gather and all-reduce: the window levels, each a pipeline or direct (`direct`)."""
@@ -234,12 +233,16 @@ class _Windowed(_Synthesized):
         return None
 
     def shape_candidates(self, ring: Ring) -> Iterator[Params]:
-        """Every radices within the hop limit, each with every valid `direct` (0 first)."""
+        """Every radices within the hop limit, each with every valid `direct` (0 first). A
+        level of window 2 or 3 takes one step either way with the same lightpaths, so making
+        it direct repeats the candidate below it: skipped."""
         for raw in super().shape_candidates(ring):
             radices = raw["radices"]
             assert isinstance(radices, tuple)
             fits = _direct_levels_within(levels(ring, radices, 1, len(radices)), self.hop_limit)
             for direct in range(fits + 1):
+                if direct and radices[direct - 1] <= 3:
+                    continue
                 yield {"radices": radices, "direct": direct}
 
     def _levels(self, ring: Ring, params: Params) -> list[Level]:
