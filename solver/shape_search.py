@@ -426,16 +426,11 @@ class _Search:
         if self.cut or self.out_of_time():
             self.cut = self.cut or "time budget reached while solving candidates"
             return
-        if self.feasible_only(candidate) and id(candidate) not in self.held_tried:
-            try:
-                held = self.held_within_reach(candidate)
-            except DeadlineReached:
-                self.cut = "time budget reached while routing a candidate within the hop limit"
-                return
-            if held is not None:
-                self.evaluated += 1
-                self.keep_feasible(held)
-                return
+        unsettled = id(candidate) not in self.held_tried
+        if unsettled and self.feasible_only(candidate) and self.settle_within_reach(candidate):
+            return
+        if self.cut:
+            return
         algorithm, ring = self.algorithm, self.ring
         if not tightened and algorithm.shift_rounds(ring, candidate.params) is None:
             # Second tier: per stage the LP of L* is at least its quick bound, so these
@@ -495,18 +490,24 @@ class _Search:
         for candidate in candidates:
             if self.cut or self.out_of_time():
                 return
-            if not self.feasible_only(candidate) or not self.can_win(candidate):
-                continue  # left to the main pass (it prunes or solves it)
-            self.held_tried.add(id(candidate))
-            try:
-                held = self.held_within_reach(candidate)
-            except DeadlineReached:
-                self.cut = "time budget reached while routing a candidate within the hop limit"
-                return
-            if held is not None:
-                self.evaluated += 1
-                self.keep_feasible(held)
-                self.settled.add(id(candidate))
+            if self.feasible_only(candidate) and self.can_win(candidate):
+                self.settle_within_reach(candidate)  # else left to the main pass
+
+    def settle_within_reach(self, candidate: _Candidate) -> bool:
+        """Route `candidate` within the reach once (`held_within_reach`); True when that
+        settled it (its feasible shape kept), False otherwise or on a cut (`self.cut`)."""
+        self.held_tried.add(id(candidate))
+        try:
+            held = self.held_within_reach(candidate)
+        except DeadlineReached:
+            self.cut = "time budget reached while routing a candidate within the hop limit"
+            return False
+        if held is None:
+            return False
+        self.evaluated += 1
+        self.keep_feasible(held)
+        self.settled.add(id(candidate))
+        return True
 
     def keep_feasible(self, found: FeasibleShape) -> None:
         for i in range(len(self.feasible)):
