@@ -180,7 +180,7 @@ def sweep_steps_figure(rows: Iterable[SweepRow]) -> Figure:
     ax.set_ylabel("steps")
     ax.grid(True, which="both", alpha=0.3)
     if curves:
-        ax.legend(fontsize="x-small", title="solid: true RWA, dashed: claimed")
+        _legend_below(fig, ax, "solid: true RWA, dashed: claimed")
     ax.set_title("true steps against N" + ("" if curves else " (no finished points yet)"))
     return fig
 
@@ -216,6 +216,20 @@ def sweep_time_figure(rows: Iterable[SweepRow]) -> Figure:
     ax.set_ylabel("time (s)")
     ax.grid(True, which="both", alpha=0.3)
     if curves:
-        ax.legend(fontsize="x-small", ncols=1 + len(curves) // 16)
+        _legend_below(fig, ax)
     ax.set_title("true time against message size" + ("" if curves else " (no points yet)"))
     return fig
+
+
+def _legend_below(fig: Figure, ax: Axes, title: str | None = None) -> None:
+    """The axes' legend under the plot, never over the curves: a sweep can have dozens of
+    curves (one per algorithm and grid point), so the figure grows by the legend's rows."""
+    handles, labels = ax.get_legend_handles_labels()
+    columns = 1 if len(handles) <= 6 else 2 if len(handles) <= 20 else 3
+    rows = -(-len(handles) // columns)
+    width, height = fig.get_size_inches()
+    fig.set_size_inches(width, height + 0.18 * rows + (0.3 if title else 0.1))
+    fig.legend(
+        handles, labels, loc="outside lower center", ncols=columns, fontsize="x-small",
+        title=title, title_fontsize="x-small",
+    )  # fmt: skip

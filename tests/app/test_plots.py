@@ -1,0 +1,47 @@
+"""Sweep plots keep their legend off the curves: a sweep has a curve per algorithm and grid
+point, dozens of them (the legend was drawn over the data)."""
+
+from __future__ import annotations
+
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+from app.presentation.plots import sweep_steps_figure, sweep_time_figure
+from app.schemas.sweeps import SweepRow
+
+ALGORITHMS = ("ring", "ne", "osm", "wrht", "optree", "synth")
+
+
+def _rows(points: int) -> list[SweepRow]:
+    rows = []
+    for n in (64, 256, 1024)[:points]:
+        for w in (16, 64):
+            for k, name in enumerate(ALGORITHMS):
+                for size in (4096.0, 1048576.0, 67108864.0):
+                    rows.append(
+                        SweepRow(
+                            point=0, plan_id=None, status="done", cached=False,
+                            collective="allgather", nodes=n, fibers_per_direction=1,
+                            wavelengths_per_fiber=w, swept={}, algorithm=name,
+                            message_bytes=size, time_s=(1 + k) * size / 4e6,
+                            true_steps=(1 + k) * n, achievable_s=size / 8e6,
+                        )
+                    )  # fmt: skip
+    return rows
+
+
+@pytest.mark.parametrize("figure", [sweep_time_figure, sweep_steps_figure])
+@pytest.mark.parametrize("points", [1, 3])
+def test_the_legend_sits_below_the_axes_and_lists_every_curve(figure, points: int) -> None:
+    fig = figure(_rows(points))
+    FigureCanvasAgg(fig).draw()
+    (ax,) = fig.axes
+    (legend,) = fig.legends
+    renderer = fig.canvas.get_renderer()
+    axes_box = ax.get_tightbbox(renderer)
+    legend_box = legend.get_window_extent(renderer)
+    assert legend_box.y1 <= axes_box.y0  # display coordinates: y grows upwards
+    assert legend_box.x0 >= 0 and legend_box.x1 <= fig.bbox.x1  # inside the figure
+    curves = len(ax.get_legend_handles_labels()[0])
+    assert len(legend.get_texts()) == curves
+    assert not ax.get_legend()  # no second legend over the curves
