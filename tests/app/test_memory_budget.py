@@ -23,7 +23,7 @@ from app.planning import prepare
 from app.schemas.requests import PlanRequest
 from app.settings import get_settings
 from models.errors import LimitExceededError
-from solver.memory import estimate_mb
+from solver.memory import all_choices, estimate_mb
 
 
 def _request(nodes: int, algorithms: list[str] | str, shape: str = "paper") -> PlanRequest:
@@ -66,22 +66,22 @@ def test_a_plan_past_the_budget_is_refused_with_the_largest_ring_that_fits(budge
 def test_n_8192_is_accepted_by_the_schema_and_admitted_or_refused_by_memory(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """N = 8192 passes the request schema; with a 9 GB budget the default all-gather plan
-    (every algorithm, best shapes: OpTree's search at 8192 is the largest) is refused up
-    front with a ring between 4096 and 8192 that fits, while its paper shapes and the other
-    collectives' default plans are admitted (their estimates below 9 GB)."""
-    monkeypatch.setenv("RWAOPT_SOLVE_MEMORY_MB", "9000")
-    get_settings.cache_clear()
-    try:
-        with pytest.raises(LimitExceededError) as refused:
-            prepare(_request(8192, "all", shape="best"))
-        assert 4096 < refused.value.detail["largest_nodes"] < 8192
-        prepare(_request(8192, "all", shape="paper"))
-        for collective in ("allreduce", "alltoall"):
-            body = _request(8192, "all", shape="best").model_dump(mode="json")
-            prepare(PlanRequest.model_validate(body | {"collective": collective}))
-    finally:
+    """N = 8192 passes the request schema. With a budget just below the default all-gather's
+    estimate there (every algorithm, best shapes) the plan is refused up front, naming a
+    ring between 4096 and 8192 that fits; with one just above it, it is admitted."""
+    best = estimate_mb("allgather", 8192, all_choices("allgather", True))
+    for budget, admitted in ((0.97 * best, False), (1.01 * best, True)):
+        monkeypatch.setenv("RWAOPT_SOLVE_MEMORY_MB", str(int(budget)))
         get_settings.cache_clear()
+        try:
+            if admitted:
+                prepare(_request(8192, "all", shape="best"))
+                continue
+            with pytest.raises(LimitExceededError) as refused:
+                prepare(_request(8192, "all", shape="best"))
+            assert 4096 < refused.value.detail["largest_nodes"] < 8192
+        finally:
+            get_settings.cache_clear()
 
 
 def test_the_budget_defaults_to_a_share_of_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
