@@ -18,6 +18,7 @@ import time
 import weakref
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -278,21 +279,29 @@ def _sketch_bound(ring: Ring, sketch: StageSketch) -> tuple[int, int]:
     return bound, _longest_of_set(ring.nodes, sketch.positions)
 
 
+KnownKey = tuple[tuple[Any, ...], Hashable]  # weak references to a stage's arrays, its key
+
+
 class Bounds(dict[Hashable, tuple[int, int]]):
     """Per stage key, (quick bound on chi, longest lightpath needed); `stage_keys` remembers
-    the key of a stage by the identity of its arrays (and keeps them alive), so the equal
-    steps of a family that share arrays (H-Ring's 16K steps at N = 8192) are hashed once."""
+    the key of a stage by the identity of its arrays, so the equal steps of a family that
+    share arrays (H-Ring's 16K steps at N = 8192) are hashed once. Weak references check
+    the identity: the stages are not kept alive (a synth all-to-all search at N = 4096
+    held 1 GB more when they were), and a reused id is not mistaken for them."""
 
-    def __init__(self, known: dict[tuple[int, ...], tuple[Stage, Hashable]] | None = None):
+    def __init__(self, known: dict[tuple[int, ...], KnownKey] | None = None) -> None:
         super().__init__()
         self.stage_keys = {} if known is None else known
 
     def key_of(self, stage: Stage) -> Hashable:
-        ids = tuple(map(id, (stage.sources, stage.destinations, stage.counts, stage.allowed)))
+        arrays = (stage.sources, stage.destinations, stage.counts, stage.allowed)
+        ids = tuple(map(id, arrays))
         held = self.stage_keys.get(ids)
-        if held is None:
-            held = self.stage_keys[ids] = (stage, stage_key(stage))
-        return held[1]
+        if held is not None and all(ref() is a for ref, a in zip(held[0], arrays, strict=True)):
+            return held[1]
+        key = stage_key(stage)
+        self.stage_keys[ids] = (tuple(weakref.ref(a) for a in arrays), key)
+        return key
 
 
 def _bounded(
