@@ -317,10 +317,10 @@ def _flows(
     moves = [(level.stride, residue_cw)]
     if t < level.ccw_steps:
         moves.append((-level.stride, residue_ccw))
-    return _moves(ring, level, moves, modulus, pieces, reduction, label)
+    return _bundles_flow(ring, level, moves, modulus, pieces, reduction, label)
 
 
-def _moves(
+def _bundles_flow(
     ring: Ring, level: Level, moves: list[tuple[int, IntArray]], modulus: int, pieces: int,
     reduction: Reduction, label: str,
 ) -> StageFlow:
@@ -355,7 +355,7 @@ def _direct_flows(
     nodes = np.arange(ring.nodes, dtype=np.int64)
     reduce = reduction == Reduction.ADD
     moves = [(shift, nodes + shift if reduce else nodes) for shift in _shifts(level, True)]
-    return _moves(ring, level, moves, level.stride * level.window, pieces, reduction, label)
+    return _bundles_flow(ring, level, moves, level.stride * level.window, pieces, reduction, label)
 
 
 @dataclass(eq=False)
