@@ -11,7 +11,9 @@ import textwrap
 from collections import Counter
 from pathlib import Path
 
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import NullFormatter
 
 from app.presentation.plots import render
 from app.reproduction.base import Chart, Section, Series, Table
@@ -60,6 +62,28 @@ def _csv(table: Table) -> str:
 # Figures
 
 
+def _label_points(ax: Axes, xs: list[float], in_bytes: bool) -> None:
+    """A log x axis over a few points within three decades (Fig. 6's w = 8 .. 128, Fig. 8's
+    P = 2048 .. 16384, message sizes 4 to 128 MiB) is labelled at the points themselves, not
+    at powers of ten between or outside them; sizes in bytes as KiB / MiB / GiB."""
+    if not (1 < len(xs) <= 12 and xs[0] > 0 and xs[-1] / xs[0] <= 1e3):
+        return
+    labels = [_point_label(x, in_bytes) for x in xs]
+    if all(labels):
+        ax.set_xticks(xs, labels)
+        ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def _point_label(x: float, in_bytes: bool) -> str:
+    """"" when the value has no short label (the axis keeps matplotlib's ticks)."""
+    if in_bytes and x >= 1024 and x == int(x):
+        for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+            if int(x) % size == 0:
+                return f"{int(x) // size} {unit}"
+    text = f"{x:g}"
+    return "" if "e" in text else text
+
+
 def _figure(chart: Chart) -> Figure:
     """rwaopt's series (with the x values the paper prints as dotted lines); beside them, in
     a second panel, the paper's own series when transcribed."""
@@ -92,6 +116,8 @@ def _figure(chart: Chart) -> Figure:
                 ax.axvline(x, linestyle=":", color=f"C{7 + n % 3}", label=mark)
         if chart.log_x:
             ax.set_xscale("log")
+            xs = sorted({x for s in series for x in s.x})
+            _label_points(ax, xs, "bytes" in chart.x_label)
         if chart.log_y:
             ax.set_yscale("log")
         ax.set_xlabel(chart.x_label)

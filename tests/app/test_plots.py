@@ -45,3 +45,24 @@ def test_the_legend_sits_below_the_axes_and_lists_every_curve(figure, points: in
     curves = len(ax.get_legend_handles_labels()[0])
     assert len(legend.get_texts()) == curves
     assert not ax.get_legend()  # no second legend over the curves
+
+
+@pytest.mark.parametrize(
+    ("value", "in_bytes", "label"),
+    [
+        (4 * 2**20, True, "4 MiB"),
+        (128 * 2**20, True, "128 MiB"),
+        (3 * 2**10, True, "3 KiB"),
+        (2**30, True, "1 GiB"),
+        (1000.0, True, "1000"),  # not a whole KiB: plain
+        (2048.0, False, "2048"),  # processes, not bytes
+        (8.0, False, "8"),
+        (1e-5, False, ""),  # no short label: the axis keeps matplotlib's ticks
+    ],
+)
+def test_reproduction_axes_label_their_points(value: float, in_bytes: bool, label: str) -> None:
+    """The reproduction report's log x axes (Fig. 6's w, Fig. 8's P, message sizes) are
+    labelled at their points, byte sizes in binary units."""
+    from app.reproduction.writer import _point_label
+
+    assert _point_label(value, in_bytes) == label
