@@ -18,7 +18,7 @@ import time
 import weakref
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -67,21 +67,30 @@ class FeasibleShape:
     optics: PlanOptics
 
 
-class PlanOpticsMemo:
-    """Optics evaluated per plan object. Keyed by id() with a weak reference checked on
-    every read: an id is reused once its plan is garbage collected, and a plain id-keyed
-    memo then handed a discarded free plan's "feasible" verdict to a later plan (a TRA
-    shape with 253-hop lightpaths was reported feasible). Plans are not kept alive here."""
+V = TypeVar("V")
+
+
+class IdentityMemo(Generic[V]):
+    """Values per tuple of objects, by identity, without keeping the objects alive: keyed by
+    their id()s, with weak references checked on every read. An id is reused once its
+    object is garbage collected, and a plain id-keyed memo then handed a discarded free
+    plan's "feasible" verdict to a later plan (a TRA shape with 253-hop lightpaths was
+    reported feasible); holding the objects instead kept 1 GB of stages alive."""
 
     def __init__(self) -> None:
-        self._by_id: dict[int, tuple[weakref.ref[AlgorithmPlan], PlanOptics]] = {}
+        self._by_id: dict[tuple[int, ...], tuple[tuple[weakref.ref[Any], ...], V]] = {}
 
-    def get(self, plan: AlgorithmPlan) -> PlanOptics | None:
-        held = self._by_id.get(id(plan))
-        return held[1] if held is not None and held[0]() is plan else None
+    def get(self, *objects: Any) -> V | None:
+        held = self._by_id.get(tuple(map(id, objects)))
+        if held is None or any(r() is not o for r, o in zip(held[0], objects, strict=True)):
+            return None
+        return held[1]
 
-    def put(self, plan: AlgorithmPlan, optics: PlanOptics) -> None:
-        self._by_id[id(plan)] = (weakref.ref(plan), optics)
+    def put(self, value: V, *objects: Any) -> None:
+        self._by_id[tuple(map(id, objects))] = (tuple(map(weakref.ref, objects)), value)
+
+
+PlanOpticsMemo = IdentityMemo[PlanOptics]  # optics evaluated per plan object
 
 
 @dataclass(frozen=True)
@@ -279,28 +288,21 @@ def _sketch_bound(ring: Ring, sketch: StageSketch) -> tuple[int, int]:
     return bound, _longest_of_set(ring.nodes, sketch.positions)
 
 
-KnownKey = tuple[tuple[Any, ...], Hashable]  # weak references to a stage's arrays, its key
-
-
 class Bounds(dict[Hashable, tuple[int, int]]):
     """Per stage key, (quick bound on chi, longest lightpath needed); `stage_keys` remembers
     the key of a stage by the identity of its arrays, so the equal steps of a family that
-    share arrays (H-Ring's 16K steps at N = 8192) are hashed once. Weak references check
-    the identity: the stages are not kept alive (a synth all-to-all search at N = 4096
-    held 1 GB more when they were), and a reused id is not mistaken for them."""
+    share arrays (H-Ring's 16K steps at N = 8192) are hashed once."""
 
-    def __init__(self, known: dict[tuple[int, ...], KnownKey] | None = None) -> None:
+    def __init__(self, known: IdentityMemo[Hashable] | None = None) -> None:
         super().__init__()
-        self.stage_keys = {} if known is None else known
+        self.stage_keys: IdentityMemo[Hashable] = IdentityMemo() if known is None else known
 
     def key_of(self, stage: Stage) -> Hashable:
         arrays = (stage.sources, stage.destinations, stage.counts, stage.allowed)
-        ids = tuple(map(id, arrays))
-        held = self.stage_keys.get(ids)
-        if held is not None and all(ref() is a for ref, a in zip(held[0], arrays, strict=True)):
-            return held[1]
-        key = stage_key(stage)
-        self.stage_keys[ids] = (tuple(weakref.ref(a) for a in arrays), key)
+        key = self.stage_keys.get(*arrays)
+        if key is None:
+            key = stage_key(stage)
+            self.stage_keys.put(key, *arrays)
         return key
 
 
@@ -608,7 +610,7 @@ class _Search:
         known = self.plan_optics.get(plan)
         if known is None:
             known = evaluate_plan(plan, self.optics.params)
-            self.plan_optics.put(plan, known)
+            self.plan_optics.put(known, plan)
         return known
 
     def feasible_shape(self, plan: AlgorithmPlan, candidate: _Candidate) -> FeasibleShape | None:

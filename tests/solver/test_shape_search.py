@@ -216,13 +216,13 @@ def test_optics_memo_never_answers_for_a_plan_reusing_an_id() -> None:
     optics = evaluate_plan(plan, OpticalParameters())
     memo = PlanOpticsMemo()
     copy = dataclasses.replace(plan)
-    memo.put(copy, optics)
+    memo.put(optics, copy)
     assert memo.get(copy) is optics and memo.get(plan) is None
-    entry = memo._by_id.pop(id(copy))
+    entry = memo._by_id.pop((id(copy),))
     del copy
     gc.collect()
     later = dataclasses.replace(plan)
-    memo._by_id[id(later)] = entry  # the dead plan's entry under the id `later` now has
+    memo._by_id[(id(later),)] = entry  # the dead plan's entry under the id `later` now has
     assert memo.get(later) is None
-    memo.put(later, optics)
+    memo.put(optics, later)
     assert memo.get(later) is optics
