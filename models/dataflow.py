@@ -8,7 +8,10 @@ It is independent of how the algorithms compute their flows: it keeps its own st
 - all-reduce: every (node, chunk) keeps the multiset of contributions it has summed, as a
   count and a sum of 64-bit random keys (mod 2^64); ADD adds the sender's, COPY requires the
   sender's chunk to be complete (all N contributions, each once) and copies it. At the end
-  every node must hold, for every chunk, exactly the N contributions each once.
+  every node must hold, for every chunk, exactly the N contributions each once. A node may
+  keep partial sums in scratch registers (`models.stage.REGISTERS`): a flow sends the sum of
+  the registers it reads and adds to (ADD), replaces (SET: any partial sum; COPY: complete
+  sums only) the receiver's register it writes; only register 0 counts at the end.
   A wrong multiset passes only if two sums of random 64-bit keys collide (probability ~2^-64).
 
 Stages are synchronous: every flow reads the state at the start of its stage.
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.errors import DataFlowError
-from models.stage import Reduction, Schedule
+from models.stage import REGISTERS, Reduction, Schedule
 
 
 @dataclass(frozen=True)
@@ -99,23 +102,42 @@ def _allreduce(schedule: Schedule) -> int:
     n, chunks = schedule.nodes, schedule.data_count
     rng = np.random.default_rng(20231)
     keys = rng.integers(0, 2**63, size=(n, chunks), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
-    count = np.ones((n, chunks), dtype=np.int64)
-    fingerprint = keys.copy()
+    # register -> (count, fingerprint) per (node, chunk); scratch registers start empty and
+    # are made when a flow first names them (most schedules use register 0 only)
+    count = {0: np.ones((n, chunks), dtype=np.int64)}
+    fingerprint = {0: keys.copy()}
     total_count = n
     total_fingerprint = keys.sum(axis=0, dtype=np.uint64)
+
+    def register(k: int) -> None:
+        if k not in count:
+            count[k] = np.zeros((n, chunks), dtype=np.int64)
+            fingerprint[k] = np.zeros((n, chunks), dtype=np.uint64)
+
     moved = 0
     for t, flow in enumerate(schedule.flows):
         s, r, c = flow.senders, flow.receivers, flow.data
-        sent_count = count[s, c]
-        sent_fp = fingerprint[s, c]
+        if flow.reads is None:
+            sent_count, sent_fp = count[0][s, c], fingerprint[0][s, c]
+        else:
+            sent_count = np.zeros(len(c), dtype=np.int64)
+            sent_fp = np.zeros(len(c), dtype=np.uint64)
+            for k in range(REGISTERS):
+                named = (flow.reads >> k) & 1 == 1
+                if named.any():
+                    register(k)
+                    sent_count[named] += count[k][s[named], c[named]]
+                    sent_fp[named] += fingerprint[k][s[named], c[named]]
+        writes = np.zeros(len(c), dtype=np.int64) if flow.writes is None else flow.writes
+        setting = flow.reduction == Reduction.SET
         if flow.reduction == Reduction.COPY:
             copy = np.ones(len(c), dtype=bool)
-        elif flow.reduction == Reduction.ADD:
+        elif flow.reduction in (Reduction.ADD, Reduction.SET):
             copy = np.zeros(len(c), dtype=bool)
         elif flow.reduction == Reduction.MIXED and flow.copies is not None:
             copy = flow.copies.astype(bool)
         else:
-            raise DataFlowError(f"stage {t + 1}: all-reduce flow without ADD or COPY")
+            raise DataFlowError(f"stage {t + 1}: all-reduce flow without ADD, SET or COPY")
         incomplete = copy & ((sent_count != total_count) | (sent_fp != total_fingerprint[c]))
         if incomplete.any():
             i = int(np.flatnonzero(incomplete)[0])
@@ -123,27 +145,37 @@ def _allreduce(schedule: Schedule) -> int:
                 f"stage {t + 1}: node {s[i]} broadcasts chunk {c[i]} before it is fully "
                 f"reduced ({sent_count[i]} of {total_count} contributions)"
             )
-        if copy.any() and not copy.all():
-            copied = set(zip(r[copy].tolist(), c[copy].tolist(), strict=True))
-            added = set(zip(r[~copy].tolist(), c[~copy].tolist(), strict=True))
-            both = copied & added
-            if both:
-                node, chunk = min(both)
+        replacing = copy | setting
+        if replacing.any() and not (copy.all() and flow.writes is None):
+            # a register replaced in a stage takes that value only: no addition lands there,
+            # nor (SET) a second partial sum
+            target = (writes * n + r) * chunks + c
+            put = target[replacing]
+            clash = np.intersect1d(put, target[~replacing])
+            if setting and not len(clash):
+                values, seen = np.unique(put, return_counts=True)
+                clash = values[seen > 1]
+            if len(clash):
+                where, chunk = divmod(int(clash[0]), chunks)
+                k, node = divmod(where, n)
                 raise DataFlowError(
-                    f"stage {t + 1}: node {node} receives chunk {chunk} both as a copy and "
-                    "as an addition"
+                    f"stage {t + 1}: node {node} receives chunk {chunk} in register {k} both "
+                    "as a replacement and as another value"
                 )
-        add = ~copy
-        np.add.at(count, (r[add], c[add]), sent_count[add])
-        np.add.at(fingerprint, (r[add], c[add]), sent_fp[add])
-        count[r[copy], c[copy]] = sent_count[copy]
-        fingerprint[r[copy], c[copy]] = sent_fp[copy]
+        for k in np.unique(writes).tolist():
+            register(k)
+            here = writes == k
+            add, put = here & ~replacing, here & replacing
+            np.add.at(count[k], (r[add], c[add]), sent_count[add])
+            np.add.at(fingerprint[k], (r[add], c[add]), sent_fp[add])
+            count[k][r[put], c[put]] = sent_count[put]
+            fingerprint[k][r[put], c[put]] = sent_fp[put]
         moved += len(c)
-    wrong = (count != total_count) | (fingerprint != total_fingerprint[None, :])
+    wrong = (count[0] != total_count) | (fingerprint[0] != total_fingerprint[None, :])
     if wrong.any():
         node, chunk = np.argwhere(wrong)[0]
         raise DataFlowError(
-            f"after all stages node {node} chunk {chunk} holds {count[node, chunk]} "
+            f"after all stages node {node} chunk {chunk} holds {count[0][node, chunk]} "
             f"contributions (or the wrong ones); expected each of the {total_count} once"
         )
     return moved

@@ -168,6 +168,13 @@ class Reduction(StrEnum):
     ADD = "add"
     COPY = "copy"
     MIXED = "mixed"  # per datum: COPY where StageFlow.copies is 1, ADD elsewhere
+    SET = "set"  # the receiver's register becomes the (partial) sum sent: a running window
+
+
+REGISTERS = 3
+"""Partial sums one node keeps per all-reduce chunk: register 0 is the accumulator (the node's
+own contribution at the start, the complete sum at the end); 1 and 2 are scratch (a sweep's
+left and right windows). A datum sent is the sum of registers named by `StageFlow.reads`."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -178,7 +185,10 @@ class StageFlow:
     `bundle` data of one (sender, receiver) pair travel on one unit lightpath (H-Ring's
     intra-group steps send a whole part of N/g chunks as one transfer); 1 otherwise.
     `copies` (with Reduction.MIXED only): 1 where the datum is a COPY, 0 where it is an ADD,
-    for schedules that pipeline a reduction and a broadcast in the same slot."""
+    for schedules that pipeline a reduction and a broadcast in the same slot.
+    `reads` / `writes` (all-reduce only; None: register 0): per datum, the bit mask of the
+    sender's registers (`REGISTERS`) whose sum is sent, and the receiver's register the
+    reduction applies to."""
 
     senders: IntArray
     receivers: IntArray
@@ -187,6 +197,8 @@ class StageFlow:
     label: str = ""
     bundle: int = 1
     copies: IntArray | None = None
+    reads: IntArray | None = None
+    writes: IntArray | None = None
 
     @staticmethod
     def of(
@@ -197,12 +209,25 @@ class StageFlow:
         label: str = "",
         bundle: int = 1,
         copies: npt.ArrayLike | None = None,
+        reads: npt.ArrayLike | None = None,
+        writes: npt.ArrayLike | None = None,
     ) -> StageFlow:
         if (copies is None) != (reduction != Reduction.MIXED):
             raise InvalidInputError("a MIXED stage flow needs `copies`, and only it")
         mask = None if copies is None else frozen(copies)
+        size = len(frozen(data))
+        read, write = (
+            None if given is None else np.broadcast_to(frozen(given), size).copy()
+            for given in (reads, writes)
+        )
+        if read is not None and ((read < 1) | (read >= 1 << REGISTERS)).any():
+            raise InvalidInputError(f"`reads` are masks of {REGISTERS} registers: 1 to "
+                                    f"{(1 << REGISTERS) - 1}")
+        if write is not None and ((write < 0) | (write >= REGISTERS)).any():
+            raise InvalidInputError(f"`writes` name a register 0 to {REGISTERS - 1}")
         return StageFlow(
-            frozen(senders), frozen(receivers), frozen(data), reduction, label, bundle, mask
+            frozen(senders), frozen(receivers), frozen(data), reduction, label, bundle, mask,
+            None if read is None else frozen(read), None if write is None else frozen(write),
         )
 
 

@@ -66,6 +66,12 @@ class Level:
     bundle_pieces: int  # pieces a node passes on per step and direction
     per_lightpath: int  # pieces one lightpath carries: ceil(bundle_pieces / lightpaths)
     direct: bool = False  # one slot to every window member instead of the pipeline
+    sweep: bool = False  # all-reduce's top level: running sums swept both ways (no RS + AG)
+
+    @property
+    def modulus(self) -> int:
+        """Bundles are the classes mod this: s k, or s for a sweep (whole class vectors)."""
+        return self.stride if self.sweep else self.stride * self.window
 
     @property
     def cw_steps(self) -> int:
@@ -86,11 +92,15 @@ class Level:
         return self.stride * (self.cw_steps if self.direct else 1)
 
 
-def levels(ring: Ring, radices: tuple[int, ...], pieces: int, direct: int = 0) -> list[Level]:
-    """The levels of a shape, bottom (stride 1) first; the lowest `direct` are direct."""
+def levels(
+    ring: Ring, radices: tuple[int, ...], pieces: int, direct: int = 0, sweep: bool = False
+) -> list[Level]:
+    """The levels of a shape, bottom (stride 1) first; the lowest `direct` are direct; with
+    `sweep` the top level is swept (all-reduce)."""
     channels = ring.channels_per_direction
     out, stride = [], 1
     for i, k in enumerate(radices):
+        swept = sweep and i == len(radices) - 1
         if i < direct:
             # x lightpaths to each partner v +- m s, m = 1..a: the CW links carry
             # sum_m m s x = s x a (a + 1) / 2 <= C (the CCW ones less: b <= a)
@@ -98,8 +108,11 @@ def levels(ring: Ring, radices: tuple[int, ...], pieces: int, direct: int = 0) -
             lightpaths = max(1, channels // (stride * a * (a + 1) // 2))
         else:
             lightpaths = max(1, channels // stride)
-        bundle = ring.nodes // (stride * k) * pieces  # items of a class mod s_{i+1}
-        out.append(Level(stride, k, lightpaths, bundle, -(-bundle // lightpaths), i < direct))
+        # items of a class mod s_{i+1} (a sweep's: of its class mod s_i, the whole vector)
+        bundle = ring.nodes // (stride if swept else stride * k) * pieces
+        out.append(
+            Level(stride, k, lightpaths, bundle, -(-bundle // lightpaths), i < direct, swept)
+        )
         stride *= k
     return out
 
@@ -249,7 +262,8 @@ class _Windowed(_Synthesized):
         radices = params["radices"]
         assert isinstance(radices, tuple)
         return levels(
-            ring, radices, int_param(params, "pieces"), int_param(params, "direct")
+            ring, radices, int_param(params, "pieces"), int_param(params, "direct"),
+            bool(params.get("sweep", 0)),
         )
 
     def _step_stage(self, ring: Ring, level: Level, ccw: bool, label: str) -> Stage:
@@ -277,13 +291,16 @@ class _Windowed(_Synthesized):
         )
 
     def _level_stages(self, ring: Ring, level: Level, name: str) -> list[Stage]:
+        """A pipeline's steps take both directions first (CCW has fewer); a sweep's take the
+        CW-only step first, so both directions' last steps land together."""
         if level.direct:
             return [self._step_stage(ring, level, True, f"{name} direct")]
         both = self._step_stage(ring, level, True, name)
         only_cw = self._step_stage(ring, level, False, name)
-        return [
-            both if t < level.ccw_steps else only_cw for t in range(level.cw_steps)
-        ]
+        a, b = level.cw_steps, level.ccw_steps
+        if level.sweep:
+            return [only_cw if t < a - b else both for t in range(a)]
+        return [both if t < b else only_cw for t in range(a)]
 
 
 def _direct_levels_within(found: list[Level], hop_limit: int | None) -> int:
@@ -355,7 +372,7 @@ def _direct_flows(
     nodes = np.arange(ring.nodes, dtype=np.int64)
     reduce = reduction == Reduction.ADD
     moves = [(shift, nodes + shift if reduce else nodes) for shift in _shifts(level, True)]
-    return _bundles_flow(ring, level, moves, level.stride * level.window, pieces, reduction, label)
+    return _bundles_flow(ring, level, moves, level.modulus, pieces, reduction, label)
 
 
 @dataclass(eq=False)
@@ -394,38 +411,117 @@ class SynthAllGather(_Windowed):
         return Schedule("allgather", n, frozen(nodes), n * q, tuple(flows), pieces=q)
 
 
+def _sweep_flows(ring: Ring, level: Level, pieces: int, label: str) -> list[StageFlow]:
+    """The top level's all-reduce by sweeps: every member holds its class vector (register 0,
+    the partial sum of its block). CW step t: v sends own + L (registers 0 and 1) to v + s,
+    which sets its L to it: after t steps L(v) is the sum of the t members behind v. CCW
+    likewise into R (register 2), starting a - b steps late so both directions' last steps
+    (t = a, ADD into register 0) come together: v ends with the a members behind, itself and
+    the b ahead, a + b + 1 = k, each once. A direct level does it in one slot: v sends its
+    class vector to every member of its window, which adds them."""
+    if level.direct:
+        return [_direct_flows(ring, level, pieces, Reduction.ADD, f"{label} direct")]
+    nodes = np.arange(ring.nodes, dtype=np.int64)
+    a, b = level.cw_steps, level.ccw_steps
+    out = []
+    for t in range(a):
+        last = t == a - 1
+        moves, reads, writes = [(level.stride, nodes)], [0b011], [0 if last else 1]
+        if t >= a - b:
+            moves.append((-level.stride, nodes))
+            reads.append(0b101)
+            writes.append(0 if last else 2)
+        flow = _bundles_flow(
+            ring, level, moves, level.modulus, pieces,
+            Reduction.ADD if last else Reduction.SET, f"{label} step {t + 1}",
+        )
+        per_move = len(flow.data) // len(moves)
+        out.append(
+            StageFlow.of(
+                flow.senders, flow.receivers, flow.data, flow.reduction, flow.label,
+                flow.bundle, reads=np.repeat(reads, per_move), writes=np.repeat(writes, per_move),
+            )
+        )
+    return out
+
+
 @dataclass(eq=False)
 class SynthAllReduce(_Windowed):
+    """Reduce-scatter bottom-up, then all-gather top-down; with `sweep` the top level instead
+    all-reduces its class vectors by running sums swept both ways (docs/achievable.md: a
+    reduce-then-broadcast schedule needs 2 ceil(floor(N/2) / H) slots, a sweep about half)."""
+
     collective: ClassVar[Collective] = Collective.ALLREDUCE
     name: ClassVar[str] = "synth"
+    params: ClassVar[tuple[ParamSpec, ...]] = (
+        *_Windowed.params,
+        ParamSpec(
+            "sweep",
+            "1: the top level all-reduces by sweeps instead of reduce-scatter + all-gather: "
+            "every member sends its whole class vector plus the running sum of the members "
+            "behind it, CW and CCW, each step; k/2 slots instead of 2 (k - 1)/2, for about "
+            "k/4 times the top level's bytes",
+            0,
+            0,
+            default_rule="0: reduce-scatter + all-gather at every level",
+            maximum_rule="1",
+        ),
+    )
+
+    def fill_defaults(self, ring: Ring, given: Params) -> Params:
+        out = super().fill_defaults(ring, given)
+        out["sweep"] = out.pop("sweep", 0)
+        return out
+
+    def refusal(self, ring: Ring, params: Params) -> str | None:
+        reason = super().refusal(ring, params)
+        if reason is None and int_param(params, "sweep") not in (0, 1):
+            return f"sweep is 0 or 1, got {int_param(params, 'sweep')}"
+        return reason
+
+    def shape_candidates(self, ring: Ring) -> Iterator[Params]:
+        """Every candidate of the hierarchy, each without and with the top-level sweep."""
+        for raw in super().shape_candidates(ring):
+            yield {**raw, "sweep": 0}
+            yield {**raw, "sweep": 1}
 
     def data_per_message(self, ring: Ring, params: Params) -> int:
         """The vector is cut into N chunks (chunk c ends reduced at node c), each into pieces."""
         return ring.nodes * int_param(params, "pieces")
 
-    def stages(self, ring: Ring, params: Params) -> list[Stage]:
+    def _phases(self, ring: Ring, params: Params) -> tuple[list[Level], Level | None]:
+        """The levels reduced and gathered, bottom first, and the swept top level (or None)."""
         found = self._levels(ring, params)
+        if found[-1].sweep:
+            return found[:-1], found[-1]
+        return found, None
+
+    def stages(self, ring: Ring, params: Params) -> list[Stage]:
+        paired, swept = self._phases(ring, params)
         out: list[Stage] = []
-        for i, level in enumerate(found):
+        for i, level in enumerate(paired):
             out += self._level_stages(ring, level, f"reduce-scatter level {i + 1}")
-        for i, level in reversed(list(enumerate(found))):
+        if swept is not None:
+            out += self._level_stages(ring, swept, f"sweep level {len(paired) + 1}")
+        for i, level in reversed(list(enumerate(paired))):
             out += self._level_stages(ring, level, f"all-gather level {i + 1}")
         return out
 
     def stage_count(self, ring: Ring, params: Params) -> int:
-        return 2 * sum(level.steps for level in self._levels(ring, params))
+        paired, swept = self._phases(ring, params)
+        return 2 * sum(level.steps for level in paired) + (swept.steps if swept else 0)
 
     def schedule(self, ring: Ring, params: Params) -> Schedule:
         n, q = ring.nodes, int_param(params, "pieces")
         nodes = np.arange(n, dtype=np.int64)
-        found = self._levels(ring, params)
+        paired, swept = self._phases(ring, params)
         flows = []
-        for i, level in enumerate(found):  # reduce-scatter, bottom-up
+        for i, level in enumerate(paired):  # reduce-scatter, bottom-up
             if level.direct:
                 flows.append(_direct_flows(ring, level, q, Reduction.ADD,
                                            f"reduce-scatter level {i + 1} direct"))
                 continue
-            modulus, s = level.stride * level.window, level.stride
+            modulus, s = level.modulus, level.stride
             a, b = level.cw_steps, level.ccw_steps
             for t in range(a):
                 # CW: the part for the target (a - t) strides ahead; CCW: (b - t) behind
@@ -433,15 +529,16 @@ class SynthAllReduce(_Windowed):
                     _flows(ring, level, t, modulus, nodes + (a - t) * s, nodes - (b - t) * s,
                            q, Reduction.ADD, f"reduce-scatter level {i + 1} step {t + 1}")
                 )
-        for i, level in reversed(list(enumerate(found))):  # all-gather, top-down
+        if swept is not None:
+            flows += _sweep_flows(ring, swept, q, f"sweep level {len(paired) + 1}")
+        for i, level in reversed(list(enumerate(paired))):  # all-gather, top-down
             if level.direct:
                 flows.append(_direct_flows(ring, level, q, Reduction.COPY,
                                            f"all-gather level {i + 1} direct"))
                 continue
-            modulus = level.stride * level.window
             for t in range(level.cw_steps):
                 flows.append(
-                    _flows(ring, level, t, modulus, nodes - t * level.stride,
+                    _flows(ring, level, t, level.modulus, nodes - t * level.stride,
                            nodes + t * level.stride, q, Reduction.COPY,
                            f"all-gather level {i + 1} step {t + 1}")
                 )

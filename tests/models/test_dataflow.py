@@ -232,3 +232,67 @@ def test_simulator_catches_a_block_sent_twice_in_one_stage() -> None:
     flows = (StageFlow.of([0, 0, 1], [1, 1, 0], [1, 1, 2]),)
     with pytest.raises(DataFlowError, match="sent twice"):
         simulate(Schedule("alltoall", n, np.arange(n), n * n, flows))
+
+
+def _sweep_of_three(last_reads: int = 0b011, last: str = "add") -> Schedule:
+    """Three nodes all-reduce one chunk by a sweep: node v sends its own value CW (SET into
+    the receiver's register 1), then own + register 1 CW again, added into register 0."""
+    from models.stage import Reduction
+
+    nodes = np.arange(3)
+    return Schedule(
+        "allreduce", 3, nodes, 1,
+        (
+            StageFlow.of(nodes, (nodes + 1) % 3, [0, 0, 0], Reduction.SET, reads=1, writes=1),
+            StageFlow.of(nodes, (nodes + 1) % 3, [0, 0, 0], Reduction(last), reads=last_reads,
+                         writes=0),
+        ),
+    )
+
+
+def test_simulator_follows_partial_sums_in_registers() -> None:
+    simulate(_sweep_of_three())
+
+
+@pytest.mark.parametrize(
+    ("last_reads", "last", "match"),
+    [
+        (0b001, "add", "holds 2 contributions"),  # the window behind is never added
+        (0b010, "add", "holds 2 contributions"),  # the own value is not sent on
+        (0b011, "set", "holds 2 contributions"),  # register 0 replaced: own value lost
+    ],
+)
+def test_simulator_catches_a_wrong_sweep(last_reads: int, last: str, match: str) -> None:
+    with pytest.raises(DataFlowError, match=match):
+        simulate(_sweep_of_three(last_reads, last))
+
+
+def test_simulator_catches_a_register_set_twice_in_one_stage() -> None:
+    from models.stage import Reduction
+
+    flows = (StageFlow.of([0, 1], [2, 2], [0, 0], Reduction.SET, writes=1),)
+    with pytest.raises(DataFlowError, match="register 1 both as a replacement"):
+        simulate(Schedule("allreduce", 3, np.arange(3), 1, flows))
+
+
+def test_double_counting_through_a_register_is_caught() -> None:
+    """Node 1 keeps node 0's value in register 1 and sends own + register 1 + register 0 to
+    node 2 after having added node 0's value into register 0 too: node 0 counted twice."""
+    from models.stage import Reduction
+
+    flows = (
+        StageFlow.of([0, 0], [1, 1], [0, 0], Reduction.ADD, writes=[0, 1]),
+        StageFlow.of([1, 2], [2, 1], [0, 0], Reduction.ADD, reads=[0b011, 0b001]),
+        StageFlow.of([2], [0], [0], Reduction.COPY),
+    )
+    with pytest.raises(DataFlowError, match="4 of 3 contributions"):
+        simulate(Schedule("allreduce", 3, np.arange(3), 1, flows))
+
+
+@pytest.mark.parametrize(("reads", "writes"), [(0, None), (8, None), (None, 3), (None, -1)])
+def test_registers_out_of_range_are_refused(reads: int | None, writes: int | None) -> None:
+    from models.errors import InvalidInputError
+    from models.stage import Reduction
+
+    with pytest.raises(InvalidInputError, match="register"):
+        StageFlow.of([0], [1], [0], Reduction.ADD, reads=reads, writes=writes)

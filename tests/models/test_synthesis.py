@@ -34,13 +34,15 @@ def demands(stage: Stage) -> list[tuple[int, int, int]]:
 
 def check(
     algorithm: Algorithm, ring: Ring, radices: tuple[int, ...], pieces: int | None,
-    direct: int | None = None,
+    direct: int | None = None, sweep: int | None = None,
 ) -> None:
     given: dict[str, object] = {"radices": radices}
     if pieces is not None:
         given["pieces"] = pieces
     if direct is not None:
         given["direct"] = direct
+    if sweep is not None:
+        given["sweep"] = sweep
     params = algorithm.resolve(ring, given)  # type: ignore[arg-type]
     schedule = algorithm.schedule(ring, params)
     simulate(schedule)
@@ -68,20 +70,31 @@ def expected_shifts(
     algorithm: Algorithm, ring: Ring, params: dict[str, object]
 ) -> list[tuple[int, int, int]] | None:
     """Per stage (stride, strides reached CW, strides reached CCW): a pipeline step reaches
-    one stride (CCW only in its first (k-1)//2 steps), a direct level its whole window."""
+    one stride (CCW only in its first (k-1)//2 steps; a sweep's in its last), a direct level
+    its whole window. A swept top level comes once, between the reduce-scatter and the
+    all-gather of the levels below it."""
     if isinstance(algorithm, SynthAllToAll):
         return None
     found = levels(ring, params["radices"], 1, params["direct"])  # type: ignore[arg-type]
 
-    def level(lv: Level) -> list[tuple[int, int, int]]:
+    def level(lv: Level, swept: bool = False) -> list[tuple[int, int, int]]:
         if lv.direct:
             return [(lv.stride, lv.cw_steps, lv.ccw_steps)]
-        return [(lv.stride, 1, int(t < lv.ccw_steps)) for t in range(lv.cw_steps)]
+        late = lv.cw_steps - lv.ccw_steps if swept else 0
+        return [
+            (lv.stride, 1, int(late <= t < late + lv.ccw_steps)) for t in range(lv.cw_steps)
+        ]
 
-    out = [s for lv in reversed(found) for s in level(lv)]
-    if isinstance(algorithm, SynthAllReduce):
-        out = [s for lv in found for s in level(lv)] + out
-    return out
+    if not isinstance(algorithm, SynthAllReduce):
+        return [s for lv in reversed(found) for s in level(lv)]
+    if params["sweep"]:
+        below = found[:-1]
+        return (
+            [s for lv in below for s in level(lv)]
+            + level(found[-1], swept=True)
+            + [s for lv in reversed(below) for s in level(lv)]
+        )
+    return [s for lv in found for s in level(lv)] + [s for lv in reversed(found) for s in level(lv)]
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -145,6 +158,52 @@ def test_paper_scale_direct_levels_deliver(
     family: type, nodes: int, radices: tuple[int, ...], direct: int
 ) -> None:
     check(family(), Ring(nodes, 1, 64), radices, 1, direct)
+
+
+@pytest.mark.parametrize("wavelengths", [4, 16])
+@pytest.mark.parametrize("nodes", range(2, 65))
+def test_every_sweep_delivers_on_small_rings(wavelengths: int, nodes: int) -> None:
+    """The top level swept (running sums in scratch registers) under every shape and number
+    of direct levels: the data-flow simulator finds each chunk's N contributions once at
+    every node."""
+    ring = Ring(nodes, 1, wavelengths)
+    for radices in multiplicative_partitions(nodes):
+        for direct in range(len(radices) + 1):
+            check(SynthAllReduce(), ring, radices, None, direct, sweep=1)
+
+
+@pytest.mark.parametrize(
+    ("nodes", "radices", "direct"),
+    [
+        (512, (8, 8, 8), 2),
+        (1000, (10, 100), 1),
+        (1024, (4, 4, 4, 16), 3),
+        (1024, (16, 4, 16), 2),
+        (4096, (16, 16, 16), 2),
+    ],
+)
+def test_paper_scale_sweeps_deliver(nodes: int, radices: tuple[int, ...], direct: int) -> None:
+    check(SynthAllReduce(), Ring(nodes, 1, 64), radices, 1, direct, sweep=1)
+
+
+def test_a_sweep_takes_half_the_top_levels_slots() -> None:
+    """4x4x4x16 at N = 1024, 3 levels direct: reduce-scatter and all-gather take 3 slots
+    each; the top window 16 takes 8 + 8 pipeline steps, or 8 swept; its lightpaths carry
+    the whole class vector (16 chunks) instead of one chunk per step."""
+    ring = Ring(1024, 1, 64)
+    algorithm = SynthAllReduce()
+    paired = algorithm.resolve(ring, {"radices": (4, 4, 4, 16), "direct": 3})
+    swept = algorithm.resolve(ring, {"radices": (4, 4, 4, 16), "direct": 3, "sweep": 1})
+    assert algorithm.stage_count(ring, paired) == 3 + 16 + 3
+    assert algorithm.stage_count(ring, swept) == 3 + 8 + 3
+    top = algorithm.stages(ring, swept)[3:11]
+    assert {int(stage.pieces) for stage in top} == {16}
+    assert {int(stage.pieces) for stage in algorithm.stages(ring, paired)[3:11]} == {1}
+
+
+def test_sweep_is_zero_or_one() -> None:
+    with pytest.raises(AlgorithmRefusedError, match="sweep is 0 or 1"):
+        SynthAllReduce().resolve(Ring(16), {"radices": (4, 4), "sweep": 2})
 
 
 @pytest.mark.parametrize("family", WINDOWED)
@@ -224,10 +283,13 @@ def test_direct_level_beyond_the_hop_limit_is_refused() -> None:
     with pytest.raises(AlgorithmRefusedError, match="only 2"):
         algorithm.resolve(ring, {"radices": (8, 8), "direct": 3})
     shapes = list(algorithm.shape_candidates(ring))
-    assert {"radices": (8, 8), "direct": 1} in shapes
-    assert {"radices": (8, 8), "direct": 2} not in shapes
-    assert {"radices": (2, 32), "direct": 2} not in shapes  # top stride 2, a = 16: 32 hops
-    assert {"radices": (8, 8), "direct": 0} in shapes and {"radices": (8, 8)} not in shapes
+    for sweep in (0, 1):
+        assert {"radices": (8, 8), "direct": 1, "sweep": sweep} in shapes
+        assert {"radices": (8, 8), "direct": 2, "sweep": sweep} not in shapes
+        # top stride 2, a = 16: 32 hops
+        assert {"radices": (2, 32), "direct": 2, "sweep": sweep} not in shapes
+        assert {"radices": (8, 8), "direct": 0, "sweep": sweep} in shapes
+    assert {"radices": (8, 8)} not in shapes
     for raw in shapes:  # every candidate's lightpaths keep to the limit
         params = algorithm.resolve(ring, raw)
         for stage in algorithm.stages(ring, params):
