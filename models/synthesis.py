@@ -1,4 +1,4 @@
-"""Synthesized schedules (SPEC 12): the catalog algorithm `synth` of all-gather and all-reduce.
+"""Synthesized schedules (SPEC 12): the catalog algorithm `synth` of each collective.
 
 No paper proposes these; rwaopt measures them against the achievable bound
 (`models.achievable`, docs/achievable.md). The family is a hierarchy of sliding-window rings:
@@ -37,6 +37,18 @@ direct level carry sum_m m s_i x = s_i x a (a + 1) / 2 lightpaths, so x = max(1,
 win, at large ones the bytes do; the shape search weighs both on true time. A direct level's
 longest lightpath has a s_i hops, which must keep to the hop limit: the low levels' short
 strides can; the top level's a s_L is about N / 2, so it is direct only on short rings.
+
+**Sweep** (`sweep` = 1, all-reduce): the top level is not reduce-scattered and gathered but
+all-reduced by running sums swept both ways. After the levels below, node v holds its block's
+partial sum of class v mod s_L (k_L chunks: the class vector). CW step t: v sends its class
+vector plus the running sum L it holds (the members behind it) to v + s_L, which replaces its
+L with it (scratch registers, `models.stage.REGISTERS`); CCW likewise with R, starting late so
+both directions end together; in the last step the receivers add instead: a + b + 1 = k_L
+members, each once. k_L / 2 slots instead of 2 floor(k_L / 2), each carrying the whole class
+vector instead of one chunk: it wins where reconfigurations dominate (4 MiB), and it is
+outside the reduce-then-broadcast class whose slot bound is 2 ceil(floor(N/2) / H)
+(docs/achievable.md): at N = 4096, 80 hops, 4x4x4x64 swept takes 38 slots, the class 52. A
+direct top level swept is one slot: every member sends its class vector to all the others.
 """
 
 from __future__ import annotations

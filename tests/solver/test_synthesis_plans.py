@@ -80,7 +80,8 @@ def test_feasible_under_the_optics_it_was_built_for(collective: str) -> None:
 def test_never_faster_than_the_exact_optimum(collective: str, nodes: int, wavelengths: int) -> None:
     """Where every synthesized lightpath carries one piece, the schedule is one of the exact
     model's with as many pieces (all-reduce: N chunks x pieces of the vector): the optimum
-    has at most as many slots."""
+    has at most as many slots. A swept all-reduce keeps partial sums in scratch registers,
+    which the exact model (one accumulator per node and piece) does not have: skipped."""
     ring = Ring(nodes, 1, wavelengths)
     algorithm = FAMILIES[collective]()
     shapes = list(algorithm.shape_candidates(ring))  # with every direct level, where it has
@@ -88,6 +89,8 @@ def test_never_faster_than_the_exact_optimum(collective: str, nodes: int, wavele
     exact_slots: dict[int, int] = {}
     for raw in shapes:
         params = algorithm.resolve(ring, raw)
+        if params.get("sweep"):
+            continue
         pieces = int(params["pieces"])  # type: ignore[arg-type]
         plan = plan_algorithm(algorithm, ring, params, [2**20], HW)
         if collective == "alltoall":
