@@ -1,14 +1,21 @@
 """The achievable bound (SPEC 12, docs/achievable.md): every term against hand computation."""
 
+import functools
+import itertools
+import math
+
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.achievable import (
     COLLECTIVES,
+    TreeHops,
     achievable_bound,
     distance_sum,
     reduce_then_broadcast_slots,
+    tree_hops,
 )
 from models.ring import Hardware, Ring
 from models.timing import hardware_lower_bound_s
@@ -182,3 +189,120 @@ def test_every_reduce_then_broadcast_shape_needs_those_slots(nodes: int, hops: i
         algorithm = get_algorithm("allreduce", name)
         stages = algorithm.stages(ring, algorithm.resolve(ring))
         assert len(stages) >= reduce_then_broadcast_slots(nodes, None)
+
+
+def _labelled_trees(nodes: int, hops: int, slots: int) -> float:
+    """Fact 3c by enumeration: the least over slot labels t(v) in 1..S (the root 0 in slot 0)
+    of sum_v dist(v, nodes labelled earlier), each distance at most H."""
+    best = math.inf
+    for labels in itertools.product(range(1, slots + 1), repeat=nodes - 1):
+        label = (0, *labels)
+        cost = 0
+        for v in range(1, nodes):
+            d = min(
+                min(abs(v - u), nodes - abs(v - u)) for u in range(nodes) if label[u] < label[v]
+            )
+            if d > hops:
+                break
+            cost += d
+        else:
+            best = min(best, cost)
+    return best
+
+
+@pytest.mark.parametrize("nodes", range(2, 8))
+def test_tree_hops_is_the_least_labelled_tree(nodes: int) -> None:
+    for hops in range(1, nodes):
+        table = TreeHops(nodes, hops)
+        for slots in range(1, 4):
+            assert table.upto(slots)[slots] == _labelled_trees(nodes, hops, slots), (hops, slots)
+
+
+def test_tree_hops_by_hand() -> None:
+    # N = 8 in 2 slots: slot 1 reaches 2 and 6 (2 + 2 hops), slot 2 the five others (1, 1,
+    # 2, 1, 1): 10, where one chain to the far node charges 7 + (4 - 2) = 9.
+    assert TreeHops(8, 7).upto(2)[2] == 10
+    for nodes in (5, 8, 13, 64):
+        table = TreeHops(nodes, nodes - 1)
+        f = table.upto(nodes // 2)
+        assert f[1] == nodes * nodes // 4  # one slot: a star, every node at its distance
+        assert f[nodes // 2] == nodes - 1  # enough slots for chains both ways: one hop each
+        assert f[0] == math.inf
+    limited = TreeHops(20, 3).upto(4)  # the node 10 away needs ceil(10 / 3) = 4 slots
+    assert math.isinf(limited[3]) and math.isfinite(limited[4])
+
+
+def _gaps(nodes: int, hops: int, slots: int) -> float:
+    """Fact 3c a second way: a gap of g links with both ends held adds any subset of its inner
+    nodes in one slot, each paying its distance to the nearer end (at most H), and leaves
+    the subgaps to the slots after. Subsets enumerated (gaps up to ~14 links)."""
+
+    @functools.cache
+    def fill(gap: int, left: int) -> float:
+        if gap <= 1:
+            return 0.0
+        if left == 0:
+            return math.inf
+        best = math.inf
+        inner = range(1, gap)
+        for size in range(gap):
+            for chosen in itertools.combinations(inner, size):
+                cost = sum(min(x, gap - x) for x in chosen)
+                if any(min(x, gap - x) > hops for x in chosen):
+                    continue
+                ends = (0, *chosen, gap)
+                cost += sum(fill(b - a, left - 1) for a, b in itertools.pairwise(ends))
+                best = min(best, cost)
+        return best
+
+    return fill(nodes, slots)
+
+
+@pytest.mark.parametrize(("nodes", "hops"), [(9, 8), (10, 3), (12, 6), (13, 4), (14, 7)])
+def test_tree_hops_agrees_with_the_gap_recursion(nodes: int, hops: int) -> None:
+    table = TreeHops(nodes, hops)
+    for slots in range(1, 5):
+        assert table.upto(slots)[slots] == _gaps(nodes, hops, slots), slots
+
+
+@pytest.mark.parametrize(
+    ("nodes", "radices"),
+    [(16, (4, 4)), (36, (6, 6)), (64, (4, 16)), (64, (8, 8)), (100, (10, 10)), (1024, (32, 32))],
+)
+def test_synthesized_allgathers_cross_at_least_the_tree(
+    nodes: int, radices: tuple[int, ...]
+) -> None:
+    """Fact 3c against real schedules: summing the ring distance of every move of the
+    synthesized all-gather, each item crosses at least F(N, S) hops in its S slots (32 x 32
+    at N = 1024: 31 x 32 hops at the top level and 32 x 31 at the bottom, 1984)."""
+    from models.synthesis import SynthAllGather
+
+    ring = Ring(nodes, 1, 64)
+    algorithm = SynthAllGather()
+    params = algorithm.resolve(ring, {"radices": radices, "pieces": 1})
+    schedule = algorithm.schedule(ring, params)
+    hops = 0
+    longest = 0
+    for flow in schedule.flows:
+        cw = (flow.receivers - flow.senders) % nodes
+        distance = np.minimum(cw, nodes - cw)
+        hops += int(distance.sum())
+        longest = max(longest, int(distance.max()))
+    per_item = hops / nodes
+    floor = TreeHops(nodes, longest).upto(schedule.stage_count)[schedule.stage_count]
+    assert per_item >= floor
+    if radices == (32, 32):
+        assert per_item == 1984 and floor > 1503  # Fact 3b alone: 1023 + (512 - 32)
+
+
+def test_the_tree_bound_does_not_depend_on_the_table_cache() -> None:
+    """The rows a bound uses depend on (N, H) only: a table extended by an earlier call (or
+    not) gives the same bound."""
+    ring = Ring(1024, 1, 64)
+    tree_hops.cache_clear()
+    fresh = achievable_bound("allgather", ring, 4 * 2**20, HW, 80)
+    tree_hops(1024, 80).upto(600)
+    again = achievable_bound("allgather", ring, 4 * 2**20, HW, 80)
+    assert fresh == again
+    # and it is above Fact 3b's: the N = 1024 all-gather at 4 MiB in S = 23 slots
+    assert fresh.bound_s > 0.0106
