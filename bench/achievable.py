@@ -25,7 +25,7 @@ from app.planning import prepare
 from app.schemas.requests import PlanRequest
 from app.schemas.results import AlgorithmResult
 from app.service import answer
-from models.achievable import achievable_bound, reduce_then_broadcast_slots
+from models.achievable import achievable_bound, reduce_then_broadcast_slots, tree_hops
 from models.ring import Hardware, Ring
 from solver.catalog import algorithms
 
@@ -44,7 +44,7 @@ def main() -> None:
     rows = [
         "| N | collective | message | fastest feasible paper algorithm | its time (s) | "
         "synth (shape) | synth time (s) | achievable (s) | paper / synth | "
-        "synth / achievable | paper / achievable | plan (s) | bound (ms) |",
+        "synth / achievable | paper / achievable | plan (s) | bound (ms): first / then |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     print("\n".join(rows), flush=True)
@@ -71,7 +71,8 @@ def main() -> None:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     rows.append(
         f"\nw = 64, F = 1, default optics (hop limit 80), one plan per message size. Peak RSS "
-        f"{peak:.0f} MB. 'bound (ms)': one achievable_bound call, best of 20. A paper "
+        f"{peak:.0f} MB. 'bound (ms)': one achievable_bound call, the first (building the "
+        "tree table of N and the hop limit) and the best of 20 after it. A paper "
         "algorithm 'none': no shape of any paper algorithm of the collective is optically "
         "feasible. Each algorithm is counted by its fastest optically feasible shape (the "
         "search's, routed within a hop limit where that made it feasible), as the "
@@ -118,7 +119,9 @@ def readme_table(measured: str) -> list[str]:
 def class_row(n: int, size: int, synth_s: float, swept: bool) -> str:
     ring, slots = Ring(n, 1, 64), reduce_then_broadcast_slots(n, 80)
     plain = achievable_bound("allreduce", ring, size, Hardware(), 80).bound_s
-    bound = achievable_bound("allreduce", ring, size, Hardware(), 80, min_slots=slots).bound_s
+    bound = achievable_bound(
+        "allreduce", ring, size, Hardware(), 80, reduce_then_broadcast=True
+    ).bound_s
     return (
         f"| {n} | {size // 2**20} MiB | {slots} | {bound:.4g} | {plain:.4g} | {synth_s:.4g} | "
         f"{'swept (outside the class)' if swept else 'reduce-scatter + all-gather'} | "
@@ -174,7 +177,7 @@ def row(n: int, collective: str, size: int) -> tuple[str, float, bool]:
     return (
         f"| {n} | {collective} | {size // 2**20} MiB | {paper_cells}{shape} | "
         f"{s_time:.4g} | {bound:.4g} | {ratio} | {s_time / bound:.3g}x | {paper_bound} | "
-        f"{plan_s:.1f} | {bound_ms(collective, n, size):.3f} |"
+        f"{plan_s:.1f} | {bound_ms(collective, n, size)} |"
     ), s_time, bool(s_params.get("sweep"))
 
 
@@ -194,14 +197,17 @@ def feasible_shape(a: AlgorithmResult) -> tuple[float, dict[str, Any], int | Non
     return a.timings[0].time_s, dict(a.parameters), None
 
 
-def bound_ms(collective: str, nodes: int, size: int) -> float:
+def bound_ms(collective: str, nodes: int, size: int) -> str:
+    """One achievable_bound call: the first, which builds the tree table of (N, H), and the
+    best of 20 after it (the table kept)."""
     ring, hw = Ring(nodes, 1, 64), Hardware()
-    best = float("inf")
-    for _ in range(20):
+    tree_hops.cache_clear()
+    times = []
+    for _ in range(21):
         started = time.perf_counter()
         achievable_bound(collective, ring, size, hw, 80)
-        best = min(best, time.perf_counter() - started)
-    return best * 1e3
+        times.append(time.perf_counter() - started)
+    return f"{times[0] * 1e3:.1f} / {min(times[1:]) * 1e3:.3f}"
 
 
 if __name__ == "__main__":

@@ -183,21 +183,32 @@ def _tighten_by_trees(
 ) -> None:
     """Raise bytes_at / times (in place) at the slot counts whose tree row is within the
     work limit, slot counts in increasing order, until no later slot count can be cheaper
-    even by Fact 3b alone (times beyond are lower bounds already)."""
+    even by Fact 3b alone (times beyond are lower bounds already). `tree_bytes(slots, f)`:
+    the least P at those slot counts given f[t] = F(N, t) for t = 0..max(slots)."""
     reach, n = table.reach, table.nodes
     per_slot = 2 * reach * (reach + n) + 4 * reach * 4300  # elements, and ~4 reach calls
     last = int(TREE_WORK_LIMIT // per_slot)  # rows t = 1..last are within the limit
     best, i = np.inf, 0
     while i < len(candidates) and int(candidates[i]) <= last:
         stop = int(np.searchsorted(candidates, min(int(candidates[i]) + 31, last), "right"))
-        slots = candidates[i:stop]
-        rows = table.upto(int(slots[-1]))[slots.astype(np.int64)]
-        bytes_at[i:stop] = np.maximum(bytes_at[i:stop], tree_bytes(slots, rows))
+        slots = candidates[i:stop].astype(np.int64)
+        f = table.upto(int(slots[-1]))
+        bytes_at[i:stop] = np.maximum(bytes_at[i:stop], tree_bytes(slots, f))
         times[i:stop] = least_time(slots, bytes_at[i:stop])
         best = min(best, float(times[i:stop].min()))
         i = stop
         if i < len(times) and float(times[i:].min()) >= best:
             break
+
+
+def _split_trees(slots: Any, f: Any) -> Any:
+    """min over 1 <= tau < S of F(N, tau) + F(N, S - tau): an in-tree within the first tau
+    slots and an out-tree within the rest (reduce-then-broadcast all-reduce)."""
+    out = np.full(len(slots), np.inf)
+    for j, total in enumerate(slots.tolist()):
+        if total >= 2:
+            out[j] = float(np.min(f[1:total] + f[total - 1 : 0 : -1]))
+    return out
 
 
 def achievable_bound(
@@ -208,17 +219,21 @@ def achievable_bound(
     hop_limit: int | None = None,
     max_tx: int | None = None,
     max_rx: int | None = None,
-    min_slots: int = 1,
+    reduce_then_broadcast: bool = False,
 ) -> AchievableBound:
     """The least time any schedule of SPEC 12 can take for `collective` on `ring`.
 
     `message_bytes`: all-gather, each node's contribution; reduce-scatter and all-reduce, each
     node's vector; all-to-all, each node's send buffer (N blocks of message / N).
     `hop_limit`: the longest lightpath allowed (None: no limit); `max_tx` / `max_rx`: the
-    per-node lightpath limits per slot (None: none). `min_slots`: the bound of the schedules
-    of a class known to need at least that many slots (`reduce_then_broadcast_slots`)."""
+    per-node lightpath limits per slot (None: none). `reduce_then_broadcast` (all-reduce):
+    the bound of the schedules that form each element's complete sum at one node and copy it
+    from there, which need `reduce_then_broadcast_slots` and an in-tree and an out-tree per
+    element (docs/achievable.md, "Reduce-then-broadcast schedules")."""
     if collective not in COLLECTIVES:
         raise ValueError(f"unknown collective {collective}; one of {', '.join(COLLECTIVES)}")
+    if reduce_then_broadcast and collective != "allreduce":
+        raise ValueError("reduce_then_broadcast is a class of all-reduce schedules")
     if not message_bytes > 0:
         raise ValueError(f"message size must be > 0 bytes, got {message_bytes}")
     n, m = ring.nodes, float(message_bytes)
@@ -242,14 +257,19 @@ def achievable_bound(
         hops = m * distance_sum(n)
     by_distance = -(-(n // 2) // h)
     by_fan = _levels(n, fan)
-    slots = max(1, by_distance, by_fan, int(min_slots))
+    slots = max(1, by_distance, by_fan)
+    if reduce_then_broadcast:
+        slots = max(slots, reduce_then_broadcast_slots(n, h))
     # Fact 3b: within S slots, the chain that brings a datum to the node floor(N/2) away has
     # at most S lightpaths covering floor(N/2) links: at least floor(N/2) - S hops beyond one
     # per lightpath. Once per item and byte (all-gather), per element (reductions); an
     # all-to-all block crosses its distance whatever S is.
     far = n // 2
     extra_per = {"allgather": n * m, "reducescatter": m, "allreduce": m, "alltoall": 0.0}
-    candidates = np.arange(slots, max(slots, far) + 1, dtype=np.float64)
+    # Beyond floor(N/2) slots neither coupling changes, but r grows; a reduce-then-broadcast
+    # schedule's two trees reach their least only at twice that
+    longest = far * (2 if reduce_then_broadcast else 1)
+    candidates = np.arange(slots, max(slots, longest) + 1, dtype=np.float64)
     hops_at = hops + extra_per[collective] * np.maximum(0.0, far - candidates)
     bytes_at = np.maximum(moved / (n * fan), hops_at / (2 * n * channels))
 
@@ -273,12 +293,16 @@ def achievable_bound(
     if collective != "alltoall":
         # Fact 3c: a datum's broadcast tree within S slots costs F(N, S) hops at least
         # (all-gather: every item byte; reductions: every element, plus, all-reduce, the
-        # N - 1 gossip transmissions beyond one contribution's tree)
+        # N - 1 gossip transmissions beyond one contribution's tree, or, reduce-then-
+        # broadcast, an in-tree and an out-tree in the slots before and after the sum)
         weight = n * m if collective == "allgather" else m
-        beyond_tree = (n - 1) * m if collective == "allreduce" else 0.0
 
         def tree_bytes(s: Any, f: Any) -> Any:
-            return np.maximum(moved / (n * fan), beyond_tree + weight * f) / (2 * n * channels)
+            if reduce_then_broadcast:
+                per_datum = _split_trees(s, f)
+            else:
+                per_datum = f[s] + (n - 1 if collective == "allreduce" else 0)
+            return weight * per_datum / (2 * n * channels)
 
         _tighten_by_trees(candidates, bytes_at, times, tree_bytes, least_time, tree_hops(n, h))
     best = int(np.argmin(times))

@@ -152,13 +152,15 @@ def test_reduce_then_broadcast_slots_by_hand() -> None:
     assert reduce_then_broadcast_slots(1024, None) == 2
     assert reduce_then_broadcast_slots(9, 2) == 4  # floor(9/2) = 4 hops: 2 slots each way
     plain = achievable_bound("allreduce", Ring(1024, 1, 64), 4 * 2**20, HW, 80)
-    family = achievable_bound("allreduce", Ring(1024, 1, 64), 4 * 2**20, HW, 80, min_slots=14)
+    family = achievable_bound(
+        "allreduce", Ring(1024, 1, 64), 4 * 2**20, HW, 80, reduce_then_broadcast=True
+    )
     assert plain.slots == 7 and family.slots == 14
     assert family.bound_s > plain.bound_s
     # 14 reconfigurations of 25 us at least, plus the bytes the plain bound charges at S = 14
     assert family.bound_s >= 14 * 25e-6
-    unchanged = achievable_bound("allreduce", Ring(1024, 1, 64), 4 * 2**20, HW, 80, min_slots=3)
-    assert unchanged.bound_s == plain.bound_s
+    with pytest.raises(ValueError, match="class of all-reduce"):
+        achievable_bound("allgather", Ring(16), 1e6, HW, reduce_then_broadcast=True)
 
 
 @pytest.mark.parametrize("nodes", [6, 16, 24, 36])

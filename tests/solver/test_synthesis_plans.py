@@ -182,3 +182,35 @@ def test_search_weighs_direct_levels_by_true_time(
 
     assert (fastest(0, True) < fastest(0, False)) == direct_wins_at_256
     assert fastest(2, False) < fastest(2, True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    nodes=st.integers(2, 40),
+    wavelengths=st.integers(1, 8),
+    size=st.floats(1e3, 1e9),
+    data=st.data(),
+)
+def test_reduce_then_broadcast_never_beats_its_class_bound(
+    nodes: int, wavelengths: int, size: float, data: st.DataObject
+) -> None:
+    """Synthesized all-reduces without a sweep, the ring all-reduce and H-Ring form each
+    complete sum at one node and copy it: never faster than the class bound (its slots and
+    an in-tree plus an out-tree per element, docs/achievable.md)."""
+    from models.algorithms.catalog import get_algorithm
+
+    ring = Ring(nodes, 1, wavelengths)
+    hops = data.draw(st.one_of(st.none(), st.integers(1, nodes)))
+    bound = achievable_bound("allreduce", ring, size, HW, hops, reduce_then_broadcast=True)
+    synth = SynthAllReduce(hop_limit=hops)
+    shapes = [raw for raw in synth.shape_candidates(ring) if not raw["sweep"]]
+    plans = []
+    if shapes:
+        params = synth.resolve(ring, data.draw(st.sampled_from(shapes)))
+        plans.append(plan_algorithm(synth, ring, params, [size], HW, SolveOptions(max_hops=hops)))
+    if hops is None:  # the paper algorithms' lightpaths are not kept within a limit
+        for name in ("ring", "hring"):
+            algorithm = get_algorithm("allreduce", name)
+            plans.append(plan_algorithm(algorithm, ring, algorithm.resolve(ring), [size], HW))
+    for plan in plans:
+        assert plan.timings[0].time_s >= bound.bound_s * (1 - 1e-12), plan
