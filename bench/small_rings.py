@@ -53,8 +53,12 @@ def main() -> None:
                 )
                 s_time = s_best.time_s if s_best else synth.timings[i].time_s
                 o_time = o_best.time_s if o_best else optimal.timings[i].time_s
-                shape = "x".join(map(str, (s_best.parameters if s_best else synth.parameters)[
-                    "radices"]))  # type: ignore[arg-type]
+                chosen = s_best.parameters if s_best else synth.parameters
+                shape = "x".join(map(str, chosen["radices"]))  # type: ignore[call-overload]
+                if chosen.get("direct"):
+                    shape += f" ({chosen['direct']} direct)"
+                if chosen.get("sweep"):
+                    shape += " swept"  # all-reduce's top level by running sums
                 pieces = (o_best.parameters if o_best else optimal.parameters)["pieces"]
                 exact = result.achievable[i].exact_s
                 rows.append(
@@ -67,7 +71,8 @@ def main() -> None:
         args.out.write_text(
             "# Synthesized schedules against the exact optimum on small rings\n\n"
             "`.venv/bin/python bench/small_rings.py` ('proven': every piece count the search "
-            "tried was solved to a proven least number of slots)\n\n" + "\n".join(rows) + "\n"
+            "tried was solved to a proven least number of slots; 'swept': the all-reduce's "
+            "top level by running sums, partial sums the exact model does not keep)\n\n" + "\n".join(rows) + "\n"
         )
 
 
