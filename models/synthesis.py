@@ -471,8 +471,8 @@ class SynthAllReduce(_Windowed):
             "sweep",
             "1: the top level all-reduces by sweeps instead of reduce-scatter + all-gather: "
             "every member sends its whole class vector plus the running sum of the members "
-            "behind it, CW and CCW, each step; k/2 slots instead of 2 (k - 1)/2, for about "
-            "k/4 times the top level's bytes",
+            "behind it, CW and CCW, each step; k//2 slots instead of 2 (k//2), for about "
+            "k/2 times the top level's bytes",
             0,
             0,
             default_rule="0: reduce-scatter + all-gather at every level",
