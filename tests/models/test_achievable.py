@@ -308,3 +308,22 @@ def test_the_tree_bound_does_not_depend_on_the_table_cache() -> None:
     assert fresh == again
     # and it is above Fact 3b's: the N = 1024 all-gather at 4 MiB in S = 23 slots
     assert fresh.bound_s > 0.0106
+
+
+def test_reduce_then_broadcast_bound_by_hand() -> None:
+    # N = 4, C = 1, M = 1e6, no hop limit. Trees on 4 nodes: one slot, a star (1 + 2 + 1 = 4
+    # hops); two slots, chains both ways (3). The class needs 2 ceil(2 / 3) = 2 slots and an
+    # in-tree and an out-tree per element: S = 2: 4 + 4, S = 3: 4 + 3, S = 4: 3 + 3 hops. Over
+    # 2 N C = 8 link-channels: P = 1e6, 0.875e6, 0.75e6 (receive: 6e6 / 8 = 0.75e6).
+    # T = 257.8, 256.8, 255.9 us: the least at S = 4.
+    b = achievable_bound("allreduce", Ring(4, 1, 1), 1e6, HW, reduce_then_broadcast=True)
+    assert (b.slots, b.slots_at_bound) == (2, 4)
+    assert [least(s, p) for s, p in ((2, 1e6), (3, 0.875e6))] == pytest.approx(
+        [257.8125e-6, 256.8359375e-6], rel=1e-12
+    )
+    assert b.bound_s == pytest.approx(least(4, 0.75e6), rel=1e-12)
+    # the general bound: one contribution's tree plus the N - 1 gossip transmissions beyond
+    # it, 3 + 3 at S = 2 already (2 slots by fan: 3^2 >= 4): 100 us less reconfiguration
+    general = achievable_bound("allreduce", Ring(4, 1, 1), 1e6, HW)
+    assert general.slots_at_bound == 2
+    assert general.bound_s == pytest.approx(least(2, 0.75e6), rel=1e-12)
