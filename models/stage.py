@@ -215,9 +215,9 @@ class StageFlow:
         if (copies is None) != (reduction != Reduction.MIXED):
             raise InvalidInputError("a MIXED stage flow needs `copies`, and only it")
         mask = None if copies is None else frozen(copies)
-        size = len(frozen(data))
+        moved = frozen(data)
         read, write = (
-            None if given is None else np.broadcast_to(frozen(given), size).copy()
+            None if given is None else frozen(np.broadcast_to(np.asarray(given), len(moved)))
             for given in (reads, writes)
         )
         if read is not None and ((read < 1) | (read >= 1 << REGISTERS)).any():
@@ -226,8 +226,7 @@ class StageFlow:
         if write is not None and ((write < 0) | (write >= REGISTERS)).any():
             raise InvalidInputError(f"`writes` name a register 0 to {REGISTERS - 1}")
         return StageFlow(
-            frozen(senders), frozen(receivers), frozen(data), reduction, label, bundle, mask,
-            None if read is None else frozen(read), None if write is None else frozen(write),
+            frozen(senders), frozen(receivers), moved, reduction, label, bundle, mask, read, write
         )
 
 
