@@ -41,6 +41,7 @@ hardware bound of SPEC 3 kept as the named term `hardware`.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -146,22 +147,103 @@ class TreeHops:
             return np.array(self.cycle[: rounds + 1])
 
     def _next_slot(self) -> None:
-        n, reach, before = self.nodes, self.reach, self._gap
-        chain = np.full(reach + 1, np.inf)  # L_t(p): chain from an end to its last node p
-        chain[0] = 0.0
-        for p in range(1, reach + 1):
-            # the previous node of the chain at q < p leaves the subgap p - q to t - 1 slots
-            chain[p] = p + np.min(chain[:p] + before[p:0:-1])
-        ends = np.full(2 * reach + 1, np.inf)  # min over p + p' = s of L_t(p) + L_t(p')
-        for p in range(reach + 1):
-            np.minimum(ends[p : p + reach + 1], chain[p] + chain, out=ends[p : p + reach + 1])
-        gap = np.full(n + 1, np.inf)
-        for width in range(min(2 * reach, n) + 1):
-            if np.isfinite(ends[width]):
-                np.minimum(gap[width:], ends[width] + before[: n + 1 - width], out=gap[width:])
-        gap[:2] = 0.0
+        _, _, gap = _slot_rows(self._gap, self.reach, self.nodes)
         self._gap = gap
-        self.cycle.append(float(gap[n]))
+        self.cycle.append(float(gap[self.nodes]))
+
+
+def _slot_rows(before: Any, reach: int, nodes: int) -> tuple[Any, Any, Any]:
+    """One slot of the recursion, from F_{t-1} (`before`, gaps of 0..N links): L_t (`chain`:
+    a chain from a gap end to its last node p, with the subgaps between its nodes filled in
+    t - 1 slots), the least pair of chains from both ends per total p + p' (`ends`) and F_t."""
+    chain = np.full(reach + 1, np.inf)
+    chain[0] = 0.0
+    for p in range(1, reach + 1):
+        # the previous node of the chain at q < p leaves the subgap p - q to t - 1 slots
+        chain[p] = p + np.min(chain[:p] + before[p:0:-1])
+    ends = np.full(2 * reach + 1, np.inf)  # min over p + p' = s of L_t(p) + L_t(p')
+    for p in range(reach + 1):
+        np.minimum(ends[p : p + reach + 1], chain[p] + chain, out=ends[p : p + reach + 1])
+    gap = np.full(nodes + 1, np.inf)
+    for width in range(min(2 * reach, nodes) + 1):
+        if np.isfinite(ends[width]):
+            np.minimum(gap[width:], ends[width] + before[: nodes + 1 - width], out=gap[width:])
+    gap[:2] = 0.0
+    return chain, ends, gap
+
+
+@dataclass(frozen=True)
+class LeastTree:
+    """A broadcast tree on the N-cycle from the root (offset 0) within `slots` slots, lightpaths
+    of at most H hops, at the least total ring distance F(N, S) (Fact 3c): per ring offset, the
+    slot it is first reached in (the root: 0) and the offset it is reached from (root: -1)."""
+
+    nodes: int
+    hop_limit: int
+    slots: int
+    reached: Any  # int array: slot per offset
+    parent: Any  # int array: parent offset per offset
+
+    @property
+    def hops(self) -> int:
+        """Total ring distance of the tree's edges: F(N, S)."""
+        child = np.arange(1, self.nodes)
+        cw = (child - self.parent[1:]) % self.nodes
+        return int(np.minimum(cw, self.nodes - cw).sum())
+
+
+def least_tree(nodes: int, hop_limit: int, slots: int) -> LeastTree:
+    """A tree of Fact 3c's least cost F(N, S), rebuilt from the recursion's rows: each gap's
+    best pair of chains (nodes charged to its left and right end) and the subgaps they leave.
+    It shows F is reached, and it is the building block of schedules made of shifted copies of
+    one tree (not yet a catalog algorithm: the session notes of issue 23 estimate them).
+    Raises ValueError when S slots of lightpaths of at most H hops cannot reach every node."""
+    reach = max(1, min(hop_limit, nodes // 2))
+    rows = [np.full(nodes + 1, np.inf)]
+    rows[0][:2] = 0.0
+    chains, pairs = [np.zeros(0)], [np.zeros(0)]
+    for _ in range(slots):
+        chain, ends, gap = _slot_rows(rows[-1], reach, nodes)
+        chains.append(chain)
+        pairs.append(ends)
+        rows.append(gap)
+    if not np.isfinite(rows[slots][nodes]):
+        raise ValueError(
+            f"{slots} slots of lightpaths of at most {hop_limit} hops cannot reach the node "
+            f"{nodes // 2} away"
+        )
+    reached = np.full(nodes, -1, dtype=np.int64)
+    parent = np.full(nodes, -1, dtype=np.int64)
+    reached[0] = 0
+
+    def chain_nodes(t: int, last: int) -> list[int]:
+        """The chain of slot t ending at `last`, nearest the end first."""
+        out, before = [], rows[t - 1]
+        while last > 0:
+            out.append(last)
+            last = int(np.argmin(chains[t][:last] + before[last:0:-1]))
+        return out[::-1]
+
+    todo = [(0, nodes, slots)]  # (left end offset, gap in links, slots left)
+    while todo:
+        left, gap, t = todo.pop()
+        if gap <= 1:
+            continue
+        before, ends, chain = rows[t - 1], pairs[t], chains[t]
+        widths = np.arange(min(len(ends) - 1, gap - 1) + 1)  # chains that do not meet
+        width = int(np.argmin(ends[widths] + before[gap - widths]))
+        lows = np.arange(max(0, width - reach), min(width, reach) + 1)
+        p = int(lows[np.argmin(chain[lows] + chain[width - lows])])
+        slot = slots - t + 1
+        from_left, from_right = chain_nodes(t, p), chain_nodes(t, width - p)
+        for x in from_left:
+            reached[(left + x) % nodes], parent[(left + x) % nodes] = slot, left % nodes
+        for x in from_right:
+            at = (left + gap - x) % nodes
+            reached[at], parent[at] = slot, (left + gap) % nodes
+        stops = [0, *from_left, *(gap - x for x in reversed(from_right)), gap]
+        todo += [(left + a, b - a, t - 1) for a, b in itertools.pairwise(stops)]
+    return LeastTree(nodes, hop_limit, slots, reached, parent)
 
 
 @lru_cache(maxsize=16)

@@ -14,6 +14,7 @@ from models.achievable import (
     TreeHops,
     achievable_bound,
     distance_sum,
+    least_tree,
     reduce_then_broadcast_slots,
     tree_hops,
 )
@@ -327,3 +328,27 @@ def test_reduce_then_broadcast_bound_by_hand() -> None:
     general = achievable_bound("allreduce", Ring(4, 1, 1), 1e6, HW)
     assert general.slots_at_bound == 2
     assert general.bound_s == pytest.approx(least(2, 0.75e6), rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("nodes", "hops", "slots"),
+    [(2, 1, 1), (5, 2, 2), (7, 3, 2), (8, 7, 2), (13, 4, 4), (64, 16, 6), (100, 10, 9),
+     (1024, 80, 9), (1024, 80, 23)],
+)  # fmt: skip
+def test_least_tree_is_a_tree_of_the_least_cost(nodes: int, hops: int, slots: int) -> None:
+    """The rebuilt tree reaches every node within the slots, each from a node reached in an
+    earlier slot at most H hops away, and costs F(N, S) (by enumeration on the small rings)."""
+    tree = least_tree(nodes, hops, slots)
+    child = np.arange(1, nodes)
+    assert tree.reached[0] == 0 and ((tree.reached[1:] >= 1) & (tree.reached[1:] <= slots)).all()
+    assert (tree.reached[tree.parent[1:]] < tree.reached[1:]).all()
+    cw = (child - tree.parent[1:]) % nodes
+    assert np.minimum(cw, nodes - cw).max() <= hops
+    assert tree.hops == TreeHops(nodes, hops).upto(slots)[slots]
+    if nodes <= 8:
+        assert tree.hops == _labelled_trees(nodes, hops, slots)
+
+
+def test_least_tree_refuses_too_few_slots() -> None:
+    with pytest.raises(ValueError, match="cannot reach the node 10 away"):
+        least_tree(20, 3, 3)
