@@ -351,10 +351,11 @@ def _flows(
 
 def _bundles_flow(
     ring: Ring, level: Level, moves: list[tuple[int, IntArray]], modulus: int, pieces: int,
-    reduction: Reduction, label: str,
+    reduction: Reduction, label: str, registers: list[tuple[int, int]] | None = None,
 ) -> StageFlow:
     """Per (shift, residues): node v sends to v + shift the bundle of class residues[v] mod
-    `modulus` (every item of the class, every piece of each)."""
+    `modulus` (every item of the class, every piece of each). `registers` (all-reduce), per
+    move: the mask of the sender's registers summed and the receiver's register written."""
     n = ring.nodes
     nodes = np.arange(n, dtype=np.int64)
     per_class = n // modulus
@@ -368,9 +369,12 @@ def _bundles_flow(
         data.append((first[:, None] + offsets.reshape(-1)[None, :]).reshape(-1))
         senders.append(np.repeat(nodes, size))
         receivers.append(np.repeat((nodes + shift) % n, size))
+    reads = writes = None
+    if registers is not None:
+        reads, writes = (np.repeat(column, n * size) for column in zip(*registers, strict=True))
     return StageFlow.of(
         np.concatenate(senders), np.concatenate(receivers), np.concatenate(data), reduction,
-        label, level.per_lightpath,
+        label, level.per_lightpath, reads=reads, writes=writes,
     )
 
 
@@ -406,21 +410,32 @@ class SynthAllGather(_Windowed):
 
     def schedule(self, ring: Ring, params: Params) -> Schedule:
         n, q = ring.nodes, int_param(params, "pieces")
-        nodes = np.arange(n, dtype=np.int64)
-        flows = []
-        for i, level in reversed(list(enumerate(self._levels(ring, params)))):
-            modulus = level.stride * level.window  # bundles are classes mod s_{i+1}
-            if level.direct:
-                flows.append(_direct_flows(ring, level, q, Reduction.NONE,
-                                           f"all-gather level {i + 1} direct"))
-                continue
-            for t in range(level.cw_steps):
-                flows.append(
-                    _flows(ring, level, t, modulus, nodes - t * level.stride,
-                           nodes + t * level.stride, q, Reduction.NONE,
-                           f"all-gather level {i + 1} step {t + 1}")
-                )
-        return Schedule("allgather", n, frozen(nodes), n * q, tuple(flows), pieces=q)
+        flows = _gather_flows(ring, self._levels(ring, params), q, Reduction.NONE)
+        nodes = frozen(np.arange(n, dtype=np.int64))
+        return Schedule("allgather", n, nodes, n * q, tuple(flows), pieces=q)
+
+
+def _gather_flows(
+    ring: Ring, found: list[Level], pieces: int, reduction: Reduction
+) -> list[StageFlow]:
+    """The all-gather of `found` (bottom first) as data, top level first: at level i node v
+    passes on the bundle of its class mod s_{i+1} and those it received, t strides behind
+    (CW) and ahead (CCW) at step t; a direct level sends its own bundle to its window.
+    Reduction.NONE for items, COPY for an all-reduce's complete sums."""
+    nodes = np.arange(ring.nodes, dtype=np.int64)
+    flows = []
+    for i, level in reversed(list(enumerate(found))):
+        if level.direct:
+            flows.append(_direct_flows(ring, level, pieces, reduction,
+                                       f"all-gather level {i + 1} direct"))
+            continue
+        for t in range(level.cw_steps):
+            flows.append(
+                _flows(ring, level, t, level.modulus, nodes - t * level.stride,
+                       nodes + t * level.stride, pieces, reduction,
+                       f"all-gather level {i + 1} step {t + 1}")
+            )
+    return flows
 
 
 def _sweep_flows(ring: Ring, level: Level, pieces: int, label: str) -> list[StageFlow]:
@@ -438,20 +453,14 @@ def _sweep_flows(ring: Ring, level: Level, pieces: int, label: str) -> list[Stag
     out = []
     for t in range(a):
         last = t == a - 1
-        moves, reads, writes = [(level.stride, nodes)], [0b011], [0 if last else 1]
+        moves, registers = [(level.stride, nodes)], [(0b011, 0 if last else 1)]
         if t >= a - b:
             moves.append((-level.stride, nodes))
-            reads.append(0b101)
-            writes.append(0 if last else 2)
-        flow = _bundles_flow(
-            ring, level, moves, level.modulus, pieces,
-            Reduction.ADD if last else Reduction.SET, f"{label} step {t + 1}",
-        )
-        per_move = len(flow.data) // len(moves)
+            registers.append((0b101, 0 if last else 2))
         out.append(
-            StageFlow.of(
-                flow.senders, flow.receivers, flow.data, flow.reduction, flow.label,
-                flow.bundle, reads=np.repeat(reads, per_move), writes=np.repeat(writes, per_move),
+            _bundles_flow(
+                ring, level, moves, level.modulus, pieces,
+                Reduction.ADD if last else Reduction.SET, f"{label} step {t + 1}", registers,
             )
         )
     return out
@@ -543,17 +552,7 @@ class SynthAllReduce(_Windowed):
                 )
         if swept is not None:
             flows += _sweep_flows(ring, swept, q, f"sweep level {len(paired) + 1}")
-        for i, level in reversed(list(enumerate(paired))):  # all-gather, top-down
-            if level.direct:
-                flows.append(_direct_flows(ring, level, q, Reduction.COPY,
-                                           f"all-gather level {i + 1} direct"))
-                continue
-            for t in range(level.cw_steps):
-                flows.append(
-                    _flows(ring, level, t, level.modulus, nodes - t * level.stride,
-                           nodes + t * level.stride, q, Reduction.COPY,
-                           f"all-gather level {i + 1} step {t + 1}")
-                )
+        flows += _gather_flows(ring, paired, q, Reduction.COPY)  # top-down
         return Schedule("allreduce", n, frozen(nodes), n * q, tuple(flows))
 
 
