@@ -13,6 +13,7 @@ from solver.feasibility import evaluate_plan
 from solver.outcome import SolveOptions
 from solver.plan import AlgorithmPlan, StageCache, plan_algorithm
 from solver.shape_search import FeasibleShape, OpticsTarget, search_best_shape
+from tests.solver.search_checks import assert_search_finds_the_best
 
 SIZES = (256.0, 1048576.0)  # a latency-bound and a bandwidth-bound message
 CASES = [
@@ -47,19 +48,7 @@ def test_pruned_search_agrees_with_brute_force(collective: str, name: str, n: in
     ring = Ring(n, 1, w)
     every = _brute_force(algorithm, ring)
     assert every
-    cache = StageCache()
-    paper = plan_algorithm(
-        algorithm, ring, algorithm.paper_shape(ring), SIZES, Hardware(), None, None, cache
-    )
-    found = search_best_shape(
-        algorithm, ring, SIZES, Hardware(), SolveOptions(), 120.0, paper, cache
-    )
-    assert found.report.exhaustive
-    assert found.report.evaluated + found.report.pruned == len(every)
-    for i, _ in enumerate(SIZES):
-        best = min((p.timings[i].time_s, p.true_steps) for p in every)
-        got = found.by_message[i]
-        assert (got.timings[i].time_s, got.true_steps) == pytest.approx(best, rel=1e-12)
+    assert_search_finds_the_best(algorithm, ring, SIZES, every)
 
 
 def test_search_prunes_most_optree_candidates_at_n_64() -> None:

@@ -19,9 +19,9 @@ from models.synthesis import (
 from solver.exact_schedule import solve_exact_schedule
 from solver.feasibility import evaluate_plan
 from solver.outcome import SolveOptions
-from solver.plan import AlgorithmPlan, StageCache, plan_algorithm
-from solver.shape_search import search_best_shape
+from solver.plan import AlgorithmPlan, plan_algorithm
 from solver.validator import validate
+from tests.solver.search_checks import assert_search_finds_the_best
 
 HW = Hardware()
 FAMILIES = {"allgather": SynthAllGather, "allreduce": SynthAllReduce, "alltoall": SynthAllToAll}
@@ -161,16 +161,7 @@ def test_search_weighs_direct_levels_by_true_time(
         plan_algorithm(algorithm, ring, algorithm.resolve(ring, raw), sizes, HW)
         for raw in algorithm.shape_candidates(ring)
     ]
-    cache = StageCache()
-    paper = plan_algorithm(algorithm, ring, algorithm.paper_shape(ring), sizes, HW, None, None,
-                           cache)  # fmt: skip
-    found = search_best_shape(algorithm, ring, sizes, HW, SolveOptions(), 120.0, paper, cache)
-    assert found.report.exhaustive
-    assert found.report.evaluated + found.report.pruned == len(every)
-    for i, _ in enumerate(sizes):
-        best = min((p.timings[i].time_s, p.true_steps) for p in every)
-        got = found.by_message[i]
-        assert (got.timings[i].time_s, got.true_steps) == pytest.approx(best, rel=1e-12)
+    assert_search_finds_the_best(algorithm, ring, sizes, every)
 
     def direct(plan: AlgorithmPlan) -> bool:  # a direct level of window >= 4 (2, 3: a = 1,
         # the pipeline's one step)
