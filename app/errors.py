@@ -9,6 +9,7 @@ stored, not solved yet, or a part of the service (solver process, job queue) tha
 from __future__ import annotations
 
 from pydantic import BaseModel, Field, JsonValue
+from pydantic_core import to_jsonable_python
 
 from models.errors import (
     AlgorithmRefusedError,
@@ -135,8 +136,11 @@ def exit_code(error: RwaoptError) -> int:
 
 
 def error_body(error: RwaoptError) -> ErrorBody:
+    """The error as the API and CLI show it; its detail as JSON values (a refusal's parameters
+    hold tuples: OpTree's branching, synth's radices)."""
     return ErrorBody.model_validate(
-        {"code": error.code, "message": error.message, "detail": error.detail}
+        {"code": error.code, "message": error.message,
+         "detail": to_jsonable_python(error.detail)}
     )
 
 

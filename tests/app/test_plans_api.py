@@ -467,3 +467,24 @@ def test_a_cut_search_is_not_called_infeasible(client: TestClient) -> None:
     advice = full["result"]["recommendation"][0]
     assert "was cut" not in advice["why"]
     assert "faster than the fastest feasible paper algorithm (tra" in advice["why"]
+
+
+@pytest.mark.parametrize(
+    ("collective", "name", "params", "text"),
+    [
+        ("allreduce", "synth", {"radices": [4, 16], "sweep": 2}, "sweep is 0 or 1"),
+        ("allreduce", "synth", {"radices": [4, 16], "direct": 5}, "use direct <= 2"),
+        ("allgather", "optree", {"stages": 2, "branching": [2, 2]}, "optree"),
+    ],
+)
+def test_refusing_list_parameters_is_422_with_them(
+    client: TestClient, collective: str, name: str, params: dict[str, Any], text: str
+) -> None:
+    """A refusal's detail names the parameters, lists included (they are tuples inside)."""
+    body = SMALL | {"ring": {"nodes": 64, "wavelengths_per_fiber": 8}, "collective": collective,
+                    "algorithms": [name], "parameters": {name: params}}  # fmt: skip
+    r = client.post("/api/v1/plans", json=body)
+    assert r.status_code == 422, r.text
+    assert text in r.json()["message"]
+    given = r.json()["detail"]["params"]
+    assert all(given[key] == value for key, value in params.items())
