@@ -33,7 +33,10 @@ than one each; Y grows by that much per item byte (all-gather) or element (reduc
 S < floor(N/2). More: the first receptions of a datum form a tree whose slots increase along
 every path, and within S slots and H hops per lightpath such a tree on the N-cycle costs at
 least F(N, S) hops (`TreeHops`, Fact 3c), about 4.6 N at N = 1024, H = 80, S = 7 and 1.9 N at
-S = 32 against Fact 3b's 1.5 N. The bound is the least of the right-hand side over S >= S_min.
+S = 32 against Fact 3b's 1.5 N. In an all-reduce every node needs the contribution of the node
+floor(N/2) away, and near the least slot count those chains have little slack, so a lightpath
+can carry few of them (`antipodal_chain_hops`, Fact 3d): 10700 hops per element at N = 1024,
+S = 7 against one tree's 5729. The bound is the least of the right-hand side over S >= S_min.
 
 Each term alone is also reported (in seconds, as the least time it allows on its own), with the
 hardware bound of SPEC 3 kept as the named term `hardware`.
@@ -284,6 +287,50 @@ def _tighten_by_trees(
             break
 
 
+def antipodal_chain_hops(nodes: int, hop_limit: int, slots: Any) -> Any:
+    """Fact 3d (all-reduce): per element, the lightpaths that carry it in a schedule of S
+    slots cross at least |P| D / c(S) hops (docs/achievable.md), elementwise over `slots`.
+
+    D = floor(N/2); P is the set of ordered pairs (u, v) at ring distance D (N pairs, 2 N
+    when N is odd). Every node needs every contribution, so each pair has a chain of
+    lightpaths carrying the element from u to v in increasing slots, at least D hops in all.
+    A lightpath x -> y of slot t lies on the chain of (u, v) only when u is within (t - 1) H
+    of x and v within (S - t) H of y (the chain's lightpaths before and after it, at most H
+    hops each), which admits at most c(S) pairs whatever x, y and t (`_pairs_per_lightpath`);
+    so |P| D <= sum over lightpaths of hops x pairs <= c(S) x hops. Near the least slot count
+    c is small: at N = 1024, H = 80, S = 7 a lightpath serves at most 49 of the 1024 pairs
+    (D - 6 H = 32 hops of slack), and the hops are 10700 against the single tree's 5729."""
+    far = nodes // 2
+    counts = np.asarray(slots, dtype=np.int64)
+    if far == 0:
+        return np.zeros(len(counts))
+    offsets = sorted({far % nodes, (-far) % nodes})
+    return nodes * len(offsets) * far / _pairs_per_lightpath(nodes, hop_limit, counts, offsets)
+
+
+def _pairs_per_lightpath(nodes: int, hop_limit: int, slots: Any, offsets: list[int]) -> Any:
+    """c(S): at most how many pairs (u, u + o), o in `offsets`, a lightpath of at most H hops
+    in slot t of S can lie on a chain of: per offset, |ball(x, A) n ball(y - o, B)| with A =
+    (t - 1) H, B = (S - t) H, at most min(N, 2 A + 1, 2 B + 1) (the best t balances them:
+    2 floor((S - 1)/2) H + 1) and at most the overlap of the two balls lifted to the line,
+    sum over j of max(0, A + B + 1 - |h - o - j N|) for a CW lightpath of h hops (CCW: the
+    mirror image, the same count as the offsets are symmetric). That sum is a sum of tents
+    in h, convex between their peaks h = o + j N, so its largest value over 1 <= h <= H is
+    at h = 1, H or o; an upper bound on each offset's largest term is summed."""
+    span = (slots - 1) * hop_limit  # A + B, the same for every t
+    cap = np.minimum(nodes, 2 * ((slots - 1) // 2) * hop_limit + 1)
+    total = np.zeros(len(slots))
+    for o in offsets:
+        best = np.zeros(len(slots))
+        for h in {1, hop_limit, o} & set(range(1, hop_limit + 1)):
+            overlap = sum(
+                np.maximum(0, span + 1 - abs(h - o - j * nodes)) for j in (-1, 0, 1)
+            )  # |h - o - j N| > A + B for every other j while A + B < N (h - o in (-N, N))
+            best = np.maximum(best, np.where(span >= nodes, cap, overlap))
+        total += np.minimum(cap, best)
+    return total
+
+
 def _split_trees(slots: Any, f: Any) -> Any:
     """min over 1 <= tau < S of F(N, tau) + F(N, S - tau): an in-tree within the first tau
     slots and an out-tree within the rest (reduce-then-broadcast all-reduce)."""
@@ -349,11 +396,14 @@ def achievable_bound(
     # all-to-all block crosses its distance whatever S is.
     far = n // 2
     extra_per = {"allgather": n * m, "reducescatter": m, "allreduce": m, "alltoall": 0.0}
-    # Beyond floor(N/2) slots neither coupling changes, but r grows; a reduce-then-broadcast
-    # schedule's two trees reach their least only at twice that
-    longest = far * (2 if reduce_then_broadcast else 1)
+    # Beyond floor(N/2) slots neither coupling changes, but r grows; an all-reduce's chain
+    # bound (Fact 3d) and a reduce-then-broadcast schedule's two trees reach their least only
+    # at about twice that (the chain bound at 2 floor(N/2) + 1: then every ball is the ring)
+    longest = 2 * far + 1 if collective == "allreduce" else far
     candidates = np.arange(slots, max(slots, longest) + 1, dtype=np.float64)
     hops_at = hops + extra_per[collective] * np.maximum(0.0, far - candidates)
+    if collective == "allreduce":  # Fact 3d: every node needs the farthest contributions
+        hops_at = np.maximum(hops_at, m * antipodal_chain_hops(n, h, candidates))
     bytes_at = np.maximum(moved / (n * fan), hops_at / (2 * n * channels))
 
     bits_s = 8.0 / (hardware.bandwidth_per_wavelength_gbps * 1e9)  # seconds per byte on the wire

@@ -172,11 +172,13 @@ def test_plan_golden(flag: tuple[str, ...], golden: str) -> None:
     lightpath has 2 hops: margin 7.80 dB, 2.20 dBm. L_max = N - 1 = 3. Neither has a shape
     to search, so 'best' is the paper's.
     Achievable (docs/achievable.md), hop limit min(3, 80): X = 2 (N-1) m = 24576 B over
-    N x 4 lightpaths = 1536 B; in 1 slot the 2-away node's chain adds 4096 B of hops, Y =
-    28672 B over 2 N C = 16 link-channels = 1792 B: 25 us + 1792 B / 5 GB/s + 56 cycles =
-    25.3724 us (2 slots: 50.3192 us). At 1 MiB: Y(1) = 7 MiB / 16 = 458752 B, 25 + 91.7504 +
-    3.584 = 120.3344 us (2 slots: 131.7152 us). Fractions: 151.2768 -> 16.8 %, 51.7024 ->
-    49.1 %, 476.8608 -> 25.2 %, 485.8144 -> 24.8 %."""
+    N x 4 lightpaths = 1536 B. In 1 slot (and 2) each of the 4 far pairs (u, u + 2) needs a
+    lightpath chain of its own (Fact 3d: a slot-1 lightpath carries only its sender's
+    contribution on, a last-slot one only to its receiver), 2 hops each: Y = 8 m = 32768 B
+    over 2 N C = 16 link-channels = 2048 B: 25 us + 2048 B / 5 GB/s + 64 cycles = 25.4256 us.
+    At 1 MiB: 8 MiB / 16 = 524288 B: 25 + 104.8576 + 4.096 = 133.9536 us (3 slots, one
+    tree plus N - 1 = 6 m: 75 + 78.6432 + 3.072 = 156.7152 us). Fractions: 151.2768 ->
+    16.8 %, 51.7024 -> 49.2 %, 476.8608 -> 28.1 %, 485.8144 -> 27.6 %."""
     code, out, _ = run(*GOLDEN_ARGS, *flag)
     assert code == 0
     assert out == (GOLDEN / golden).read_text()

@@ -13,6 +13,7 @@ from models.achievable import (
     COLLECTIVES,
     TreeHops,
     achievable_bound,
+    antipodal_chain_hops,
     distance_sum,
     least_tree,
     reduce_then_broadcast_slots,
@@ -20,6 +21,7 @@ from models.achievable import (
 )
 from models.ring import Hardware, Ring
 from models.timing import hardware_lower_bound_s
+from tests.models.chains import chain_check
 
 HW = Hardware()
 BYTE_S = 8 / 40e9  # a byte on the wire at 40 Gb/s
@@ -323,11 +325,14 @@ def test_reduce_then_broadcast_bound_by_hand() -> None:
         [257.8125e-6, 256.8359375e-6], rel=1e-12
     )
     assert b.bound_s == pytest.approx(least(4, 0.75e6), rel=1e-12)
-    # the general bound: one contribution's tree plus the N - 1 gossip transmissions beyond
-    # it, 3 + 3 at S = 2 already (2 slots by fan: 3^2 >= 4): 100 us less reconfiguration
+    # the general bound (2 slots by fan: 3^2 >= 4). At S = 2 each far pair (u, u + 2) needs
+    # a chain of its own (Fact 3d: a slot-1 lightpath carries only its sender's contribution
+    # on, a slot-2 one only to its receiver): 4 x 2 hops, P = 1e6. At S = 3 one contribution's
+    # tree plus the N - 1 gossip transmissions beyond it, 3 + 3: P = 0.75e6, the least
     general = achievable_bound("allreduce", Ring(4, 1, 1), 1e6, HW)
-    assert general.slots_at_bound == 2
-    assert general.bound_s == pytest.approx(least(2, 0.75e6), rel=1e-12)
+    assert general.slots_at_bound == 3
+    assert general.bound_s == pytest.approx(least(3, 0.75e6), rel=1e-12)
+    assert least(2, 1e6) > general.bound_s
 
 
 @pytest.mark.parametrize(
@@ -352,3 +357,76 @@ def test_least_tree_is_a_tree_of_the_least_cost(nodes: int, hops: int, slots: in
 def test_least_tree_refuses_too_few_slots() -> None:
     with pytest.raises(ValueError, match="cannot reach the node 10 away"):
         least_tree(20, 3, 3)
+
+
+def test_antipodal_chain_hops_by_hand() -> None:
+    """Fact 3d. N = 1024, H = 80: S = 7 leaves D - 6 H = 32 hops of slack, so a lightpath of
+    80 hops lies on the chains of at most 80 - 32 + 1 = 49 of the 1024 far pairs (u, u + 512):
+    1024 x 512 / 49 hops per element; S = 8: 129 pairs. N = 4096, S = 28: the balls of
+    27 x 80 = 2160 reach round the ring, 193 pairs on the near side and 33 on the far side.
+    N = 7 (odd): 14 pairs at distance 3; S = 1, H = 3: a CW lightpath of 3 hops serves only
+    (x, x + 3), so every pair needs its own: 14 x 3 hops."""
+    chain = antipodal_chain_hops(1024, 80, np.array([7, 8]))
+    assert chain.tolist() == pytest.approx([1024 * 512 / 49, 1024 * 512 / 129])
+    assert antipodal_chain_hops(4096, 80, np.array([28]))[0] == pytest.approx(4096 * 2048 / 226)
+    assert antipodal_chain_hops(7, 3, np.array([1]))[0] == pytest.approx(14 * 3)
+    # late slot counts charge little: less than one hop per node at N = 1024, S = 40
+    assert antipodal_chain_hops(1024, 80, np.array([40]))[0] < 1024
+
+
+def test_the_chain_bound_lifts_the_allreduce_bound() -> None:
+    """At N = 1024, H = 80, 4 MiB the least slot count 7 now costs 10700 hops per element
+    (P = 10700 M / (2 N C)) and 8 slots cost F(1024, 8) + N - 1 = 4357: the bound is taken at
+    S = 8 and is above the S = 7 time of the tree bound alone (5729 hops)."""
+    ring, size = Ring(1024, 1, 64), 4 * 2**20
+    bound = achievable_bound("allreduce", ring, size, HW, 80)
+    f = tree_hops(1024, 80).upto(8)
+    assert bound.slots == 7 and bound.slots_at_bound == 8
+    assert bound.bound_s == pytest.approx(least(8, size * (f[8] + 1023) / (2 * 1024 * 64)))
+    assert bound.bound_s > least(7, size * 5729 / (2 * 1024 * 64))
+
+
+def _allreduce_schedules(nodes: int) -> list[tuple[str, object]]:
+    """Every all-reduce schedule of the catalog's models on this ring: synth in every shape
+    it may try (with and without direct levels and a swept top; with and without a hop
+    limit) and each paper algorithm in its paper shape."""
+    from models.algorithms.catalog import algorithms
+    from models.errors import AlgorithmRefusedError
+    from models.synthesis import SynthAllReduce
+
+    ring = Ring(nodes, 1, 4)
+    out: list[tuple[str, object]] = []
+    for hops in (None, 2):
+        synth = SynthAllReduce(hops)
+        for raw in synth.shape_candidates(ring):
+            params = synth.resolve(ring, {**raw, "pieces": 1})
+            out.append((str(params), synth.schedule(ring, params)))
+    for algorithm in algorithms("allreduce"):
+        if algorithm.name in ("synth", "optimal"):
+            continue
+        try:
+            out.append((algorithm.name, algorithm.schedule(ring, algorithm.resolve(ring))))
+        except AlgorithmRefusedError:
+            continue
+    return out
+
+
+@pytest.mark.parametrize("nodes", [2, 5, 8, 12, 16, 27, 32])
+def test_allreduce_schedules_keep_to_the_chain_bound(nodes: int) -> None:
+    """Fact 3d against real schedules, from their data flow (tests/models/chains.py): no move
+    lies on the chains of more far pairs than c(S) allows at the schedule's own longest
+    lightpath, and every element's moves cross at least |P| D / c(S) ring distance. The
+    one-level direct reduce-scatter (N even) and the one-level sweep (N odd) meet it exactly."""
+    from models.achievable import _pairs_per_lightpath
+
+    far = nodes // 2
+    offsets = sorted({far % nodes, (-far) % nodes})
+    reached = 0
+    for name, schedule in _allreduce_schedules(nodes):
+        check = chain_check(schedule)  # type: ignore[arg-type]
+        slots = np.array([check.slots])
+        assert check.most_pairs <= _pairs_per_lightpath(nodes, check.longest, slots, offsets)[0]
+        floor = antipodal_chain_hops(nodes, check.longest, slots)[0]
+        assert check.least_hops >= floor * (1 - 1e-12), name
+        reached += check.least_hops == pytest.approx(floor)
+    assert nodes < 16 or reached >= 1
