@@ -119,7 +119,8 @@ def _validated(model: type[M], data: object) -> M:
 @cli.command("algorithms")
 def algorithms_command(
     collective: Annotated[
-        str | None, typer.Option(help="allgather, allreduce or alltoall (default: all)")
+        str | None,
+        typer.Option(help="allgather, allreduce, alltoall or reducescatter (default: all)"),
     ] = None,
     nodes: Annotated[int | None, typer.Option(help="ring size N, to evaluate closed forms")] = None,
     wavelengths: Annotated[int | None, typer.Option(help="wavelengths per fibre w")] = None,
@@ -220,7 +221,9 @@ def _parse_max_hops(raw: str | None) -> int | str | None:
 
 @cli.command("plan")
 def plan_command(
-    collective: Annotated[str, typer.Option(help="allgather, allreduce or alltoall")],
+    collective: Annotated[
+        str, typer.Option(help="allgather, allreduce, alltoall or reducescatter")
+    ],
     nodes: Annotated[int, typer.Option(help="ring size N")],
     wavelengths: Annotated[int, typer.Option(help="wavelengths per fibre w")],
     message_bytes: Annotated[

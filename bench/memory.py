@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 PYTHON = str(ROOT / ".venv" / "bin" / "python")
 CALIBRATION = ROOT / "solver" / "memory_calibration.json"
-COLLECTIVES = ("allgather", "allreduce", "alltoall")
+COLLECTIVES = ("allgather", "allreduce", "alltoall", "reducescatter")
 
 # prepare + run_plan, as the service's solver process runs them (argv: collective, N,
 # algorithm or 'all', shape); without the admission check that this very calibration feeds.

@@ -101,7 +101,7 @@ def default_plans() -> list[str]:
         "|---|---|---|---|---|",
     ]
     for n in (4096, 8192):
-        for collective in ("allgather", "allreduce", "alltoall"):
+        for collective in ("allgather", "reducescatter", "allreduce", "alltoall"):
             argv = [
                 RWAOPT, "plan", "--collective", collective, "--nodes", str(n),
                 "--wavelengths", "64", "--message-bytes", "4MiB", "--json",

@@ -28,7 +28,7 @@ def main() -> None:
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     print("\n".join(rows), flush=True)
-    for collective in ("allgather", "allreduce", "alltoall"):
+    for collective in ("allgather", "reducescatter", "allreduce", "alltoall"):
         for n, w in CASES:
             request = PlanRequest.model_validate(
                 {

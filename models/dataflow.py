@@ -5,13 +5,14 @@ It is independent of how the algorithms compute their flows: it keeps its own st
 - all-gather: a node only sends items it holds; at the end every node holds all N items;
 - all-to-all: a process only sends blocks it holds (a block lives at one process at a time);
   at the end block (s, t) is at process t;
-- all-reduce: every (node, chunk) keeps the multiset of contributions it has summed, as a
-  count and a sum of 64-bit random keys (mod 2^64); ADD adds the sender's, COPY requires the
-  sender's chunk to be complete (all N contributions, each once) and copies it. At the end
-  every node must hold, for every chunk, exactly the N contributions each once. A node may
-  keep partial sums in scratch registers (`models.stage.REGISTERS`): a flow sends the sum of
-  the registers it reads and adds to (ADD), replaces (SET: any partial sum; COPY: complete
-  sums only) the receiver's register it writes; only register 0 counts at the end.
+- all-reduce (and reduce-scatter): every (node, chunk) keeps the multiset of contributions
+  it has summed, as a count and a sum of 64-bit random keys (mod 2^64); ADD adds the sender's,
+  COPY requires the sender's chunk to be complete (all N contributions, each once) and
+  copies it. At the end every node must hold, for every chunk, exactly the N contributions
+  each once. A node may keep partial sums in scratch registers (`models.stage.REGISTERS`): a
+  flow sends the sum of the registers it reads and adds to (ADD), replaces (SET: any partial
+  sum; COPY: complete sums only) the receiver's register it writes; only register 0 counts at
+  the end. Reduce-scatter checks only each chunk's owner at the end (chunk i at node i).
   A wrong multiset passes only if two sums of random 64-bit keys collide (probability ~2^-64).
 
 Stages are synchronous: every flow reads the state at the start of its stage.
@@ -35,7 +36,12 @@ class DataFlowReport:
 
 def simulate(schedule: Schedule) -> DataFlowReport:
     """Run `schedule`; raise DataFlowError with the first violation found."""
-    runner = {"allgather": _allgather, "alltoall": _alltoall, "allreduce": _allreduce}
+    runner = {
+        "allgather": _allgather,
+        "alltoall": _alltoall,
+        "allreduce": _allreduce,
+        "reducescatter": _reducescatter,
+    }
     try:
         run = runner[str(schedule.collective)]
     except KeyError:
@@ -98,7 +104,13 @@ def _alltoall(schedule: Schedule) -> int:
     return moved
 
 
-def _allreduce(schedule: Schedule) -> int:
+def _reducescatter(schedule: Schedule) -> int:
+    """All-reduce's rules; at the end only the owner's chunks are checked: datum d (piece
+    d mod q of chunk d // q, q = `schedule.pieces`) belongs to node d // q."""
+    return _allreduce(schedule, owned_only=True)
+
+
+def _allreduce(schedule: Schedule, owned_only: bool = False) -> int:
     n, chunks = schedule.nodes, schedule.data_count
     rng = np.random.default_rng(20231)
     keys = rng.integers(0, 2**63, size=(n, chunks), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
@@ -172,6 +184,14 @@ def _allreduce(schedule: Schedule) -> int:
             fingerprint[k][r[put], c[put]] = sent_fp[put]
         moved += len(c)
     wrong = (count[0] != total_count) | (fingerprint[0] != total_fingerprint[None, :])
+    if owned_only:
+        if chunks != n * schedule.pieces:
+            raise DataFlowError(
+                f"a reduce-scatter of {n} nodes has {n} chunks of {schedule.pieces} pieces, "
+                f"not {chunks} data"
+            )
+        owner = np.arange(chunks) // schedule.pieces
+        wrong &= np.arange(n)[:, None] == owner[None, :]
     if wrong.any():
         node, chunk = np.argwhere(wrong)[0]
         raise DataFlowError(

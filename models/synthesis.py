@@ -302,6 +302,10 @@ class _Windowed(_Synthesized):
             level.per_lightpath,
         )
 
+    def stage_count(self, ring: Ring, params: Params) -> int:
+        """Every level once (all-gather, reduce-scatter); the all-reduce runs them twice."""
+        return sum(level.steps for level in self._levels(ring, params))
+
     def _level_stages(self, ring: Ring, level: Level, name: str) -> list[Stage]:
         """A pipeline's steps take both directions first (CCW has fewer); a sweep's take the
         CW-only step first, so both directions' last steps land together."""
@@ -404,9 +408,6 @@ class SynthAllGather(_Windowed):
         for i, level in reversed(list(enumerate(self._levels(ring, params)))):
             out += self._level_stages(ring, level, f"all-gather level {i + 1}")
         return out
-
-    def stage_count(self, ring: Ring, params: Params) -> int:
-        return sum(level.steps for level in self._levels(ring, params))
 
     def schedule(self, ring: Ring, params: Params) -> Schedule:
         n, q = ring.nodes, int_param(params, "pieces")
@@ -536,24 +537,62 @@ class SynthAllReduce(_Windowed):
         n, q = ring.nodes, int_param(params, "pieces")
         nodes = np.arange(n, dtype=np.int64)
         paired, swept = self._phases(ring, params)
-        flows = []
-        for i, level in enumerate(paired):  # reduce-scatter, bottom-up
-            if level.direct:
-                flows.append(_direct_flows(ring, level, q, Reduction.ADD,
-                                           f"reduce-scatter level {i + 1} direct"))
-                continue
-            modulus, s = level.modulus, level.stride
-            a, b = level.cw_steps, level.ccw_steps
-            for t in range(a):
-                # CW: the part for the target (a - t) strides ahead; CCW: (b - t) behind
-                flows.append(
-                    _flows(ring, level, t, modulus, nodes + (a - t) * s, nodes - (b - t) * s,
-                           q, Reduction.ADD, f"reduce-scatter level {i + 1} step {t + 1}")
-                )
+        flows = _reduce_flows(ring, paired, q)
         if swept is not None:
             flows += _sweep_flows(ring, swept, q, f"sweep level {len(paired) + 1}")
         flows += _gather_flows(ring, paired, q, Reduction.COPY)  # top-down
         return Schedule("allreduce", n, frozen(nodes), n * q, tuple(flows))
+
+
+def _reduce_flows(ring: Ring, found: list[Level], pieces: int) -> list[StageFlow]:
+    """The reduce-scatter of `found` (bottom first) as data, bottom-up: at level i node v adds
+    what it received to its own part for the target t strides ahead (CW) or behind (CCW) and
+    passes it on, so each class mod s_{i+1} ends summed over the window at its node; a direct
+    level sends every window member its class at once. After the top level node v holds chunk
+    v (class v mod N) summed over every node."""
+    nodes = np.arange(ring.nodes, dtype=np.int64)
+    flows = []
+    for i, level in enumerate(found):
+        if level.direct:
+            flows.append(_direct_flows(ring, level, pieces, Reduction.ADD,
+                                       f"reduce-scatter level {i + 1} direct"))
+            continue
+        modulus, s = level.modulus, level.stride
+        a, b = level.cw_steps, level.ccw_steps
+        for t in range(a):
+            # CW: the part for the target (a - t) strides ahead; CCW: (b - t) behind
+            flows.append(
+                _flows(ring, level, t, modulus, nodes + (a - t) * s, nodes - (b - t) * s,
+                       pieces, Reduction.ADD, f"reduce-scatter level {i + 1} step {t + 1}")
+            )
+    return flows
+
+
+@dataclass(eq=False)
+class SynthReduceScatter(_Windowed):
+    """Reduce-scatter: the all-reduce's first half, levels bottom-up (pipelines or direct).
+    The message is each node's vector, cut into N chunks; chunk i ends summed at node i. In
+    S slots each chunk's contributions meet at its owner on an in-tree of at least F(N, S)
+    hops (docs/achievable.md, Fact 3c), which the shape search trades against slots."""
+
+    collective: ClassVar[Collective] = Collective.REDUCESCATTER
+    name: ClassVar[str] = "synth"
+
+    def data_per_message(self, ring: Ring, params: Params) -> int:
+        """The vector is cut into N chunks (chunk c ends reduced at node c), each into pieces."""
+        return ring.nodes * int_param(params, "pieces")
+
+    def stages(self, ring: Ring, params: Params) -> list[Stage]:
+        out: list[Stage] = []
+        for i, level in enumerate(self._levels(ring, params)):
+            out += self._level_stages(ring, level, f"reduce-scatter level {i + 1}")
+        return out
+
+    def schedule(self, ring: Ring, params: Params) -> Schedule:
+        n, q = ring.nodes, int_param(params, "pieces")
+        flows = _reduce_flows(ring, self._levels(ring, params), q)
+        nodes = frozen(np.arange(n, dtype=np.int64))
+        return Schedule("reducescatter", n, nodes, n * q, tuple(flows), pieces=q)
 
 
 def balanced_digits(nodes: int, radices: tuple[int, ...]) -> IntArray:
@@ -685,4 +724,5 @@ SYNTHESIZED: dict[Collective, Callable[[int | None], Algorithm]] = {
     Collective.ALLGATHER: SynthAllGather,
     Collective.ALLREDUCE: SynthAllReduce,
     Collective.ALLTOALL: SynthAllToAll,
+    Collective.REDUCESCATTER: SynthReduceScatter,
 }

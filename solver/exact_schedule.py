@@ -14,6 +14,8 @@ the schedule model the data-flow simulator checks (`models.dataflow`):
   ADD sends the sender's accumulator, which must be disjoint from the receiver's and from every
   other ADD it gets in the slot; a COPY sends a complete sum; a (node, piece) gets either ADDs
   or one COPY in a slot (a reduction and a broadcast may share a slot, Reduction.MIXED);
+- reduce-scatter: the same accumulators over N chunks x `pieces` (chunk i ends summed at node
+  i, nothing is asked of the others), ADDs only;
 - the lightpaths of a slot are conflict-free on C = F w channels per direction (wavelength
   continuity: one channel on every link of the arc), at most `hop_limit` hops long, and within
   the per-node transmit / receive limits.
@@ -86,12 +88,16 @@ class ExactSchedule:
                 flows.append(
                     StageFlow.of(senders, receivers, data, Reduction.MIXED, label, copies=copies)
                 )
+            elif self.collective == "reducescatter":
+                flows.append(StageFlow.of(senders, receivers, data, Reduction.ADD, label))
             else:
                 flows.append(StageFlow.of(senders, receivers, data, label=label))
         if self.collective == "allgather":
             return Schedule("allgather", n, _arange(n), n * q, tuple(flows), pieces=q)
         if self.collective == "alltoall":
             return Schedule("alltoall", n, _arange(n), n * n * q, tuple(flows), pieces=q)
+        if self.collective == "reducescatter":
+            return Schedule("reducescatter", n, _arange(n), n * q, tuple(flows), pieces=q)
         return Schedule("allreduce", n, _arange(n), q, tuple(flows))
 
 
@@ -107,7 +113,7 @@ def arc_links(nodes: int, sender: int, receiver: int, direction: int) -> list[in
 
 
 def _data(collective: str, nodes: int, pieces: int) -> int:
-    if collective == "allgather":
+    if collective in ("allgather", "reducescatter"):
         return nodes * pieces
     if collective == "alltoall":
         return nodes * nodes * pieces
@@ -121,8 +127,8 @@ def model_size(
     arcs = 2 * nodes * min(hop_limit, nodes - 1)  # per sender and direction: 1..H hops
     pairs = nodes * (nodes - 1)
     carried = pairs * _data(collective, nodes, pieces)
-    if collective == "allreduce":
-        carried = pairs * pieces * (2 + nodes)
+    if collective in ("allreduce", "reducescatter"):
+        carried = pairs * _data(collective, nodes, pieces) * (2 + nodes)
     return slots * (arcs * channels + carried)
 
 
@@ -137,8 +143,9 @@ def slots_lower_bound(
     """Least slots of any schedule with these pieces (one per lightpath): the achievable
     bound's slot count, and its bytes moved counted in pieces over what one slot carries."""
     # In units of one piece: an item (all-gather), a vector (all-reduce) or a block
-    # (all-to-all: the send buffer is N blocks) is `pieces` units; a lightpath carries one.
-    units = pieces * (ring.nodes if collective == "alltoall" else 1)
+    # (all-to-all: the send buffer is N blocks; reduce-scatter: the vector is N chunks) is
+    # `pieces` units; a lightpath carries one.
+    units = pieces * (ring.nodes if collective in ("alltoall", "reducescatter") else 1)
     bound = achievable_bound(collective, ring, float(units), Hardware(), hop_limit, max_tx, max_rx)
     per_slot = ring.nodes * bound.fan  # lightpaths per slot, at most
     lightpaths = -(-round(bound.bytes_moved) // per_slot)
@@ -273,6 +280,9 @@ def _solve(
 
     if collective == "allreduce":
         carried = _reduction(m, n, pieces, horizon, pairs, lightpaths)
+    elif collective == "reducescatter":
+        owners = [j // pieces for j in range(n * pieces)]
+        carried = _reduction(m, n, n * pieces, horizon, pairs, lightpaths, owners)
     else:
         carried = _copies(m, collective, n, pieces, horizon, pairs, lightpaths)
     m.minimize(sum(used))
@@ -401,8 +411,11 @@ def _reduction(
     horizon: int,
     pairs: list[tuple[int, int]],
     lightpaths: object,
+    owners: list[int] | None = None,
 ) -> Carried:
-    """All-reduce: acc[t, v, j, w] = node v's accumulator of piece j holds w's contribution."""
+    """All-reduce: acc[t, v, j, w] = node v's accumulator of piece j holds w's contribution.
+    With `owners` (reduce-scatter; `pieces` counts every chunk's pieces): piece j must end
+    complete at owners[j] only, and there are no COPYs."""
     acc = {
         (t, v, j, w): m.new_bool_var(f"a{t}_{v}_{j}_{w}")
         for t in range(horizon + 1)
@@ -420,7 +433,8 @@ def _reduction(
         for j in range(pieces):
             for w in range(n):
                 m.add(acc[0, v, j, w] == int(v == w))
-                m.add(acc[horizon, v, j, w] == 1)
+                if owners is None or owners[j] == v:
+                    m.add(acc[horizon, v, j, w] == 1)
     carried: Carried = {}
     for t in range(horizon):
         for v in range(n):
@@ -434,6 +448,8 @@ def _reduction(
                 add = m.new_bool_var(f"add{t}_{u}_{v}_{j}")
                 copy = m.new_bool_var(f"copy{t}_{u}_{v}_{j}")
                 m.add_implication(copy, complete[t, u, j])
+                if owners is not None:
+                    m.add(copy == 0)
                 carried[t, u, v, j, False] = add
                 carried[t, u, v, j, True] = copy
                 ops += [add, copy]

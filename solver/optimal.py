@@ -52,7 +52,8 @@ class OptimalSchedule(Algorithm):
     params: ClassVar[tuple[ParamSpec, ...]] = (
         ParamSpec(
             "pieces",
-            "pieces each item (block, vector) is cut into; one piece per lightpath",
+            "pieces each item (block, vector, reduce-scatter chunk) is cut into; one piece "
+            "per lightpath",
             1,
             1,
             maximum_rule=f"the model's size limit ({SIZE_LIMIT} variables)",
@@ -155,10 +156,19 @@ class OptimalAllToAll(OptimalSchedule):
         return ring.nodes * int_param(params, "pieces")
 
 
+class OptimalReduceScatter(OptimalSchedule):
+    collective: ClassVar[Collective] = Collective.REDUCESCATTER
+
+    def data_per_message(self, ring: Ring, params: Params) -> int:
+        """A piece is a chunk (vector / N) cut into `pieces`."""
+        return ring.nodes * int_param(params, "pieces")
+
+
 OPTIMAL = {
     Collective.ALLGATHER: OptimalAllGather,
     Collective.ALLREDUCE: OptimalAllReduce,
     Collective.ALLTOALL: OptimalAllToAll,
+    Collective.REDUCESCATTER: OptimalReduceScatter,
 }
 
 

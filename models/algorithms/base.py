@@ -21,6 +21,7 @@ class Collective(StrEnum):
     ALLGATHER = "allgather"
     ALLREDUCE = "allreduce"
     ALLTOALL = "alltoall"
+    REDUCESCATTER = "reducescatter"
 
 
 @dataclass(frozen=True)

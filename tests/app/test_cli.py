@@ -22,9 +22,12 @@ def test_algorithms_json_at_paper_scale() -> None:
     code, out, _ = run("algorithms", "--nodes", "1024", "--wavelengths", "64", "--json")
     assert code == 0
     entries = json.loads(out)
-    assert len(entries) == 12 + 6  # the papers' 12, then synth and optimal per collective
+    # the papers' 12, then synth and optimal per collective (reduce-scatter: those alone)
+    assert len(entries) == 12 + 8
     designed = [e for e in entries if e["name"] in ("synth", "optimal")]
-    assert len(designed) == 6 and all(e["claimed"] is None for e in designed)
+    assert len(designed) == 8 and all(e["claimed"] is None for e in designed)
+    names = [e["name"] for e in entries if e["collective"] == "reducescatter"]
+    assert names == ["synth", "optimal"]
     entries = [e for e in entries if e["name"] not in ("synth", "optimal")]
     claimed = {(e["collective"], e["name"]): e["claimed_steps"] for e in entries}
     assert claimed[("allgather", "optree")] == 70

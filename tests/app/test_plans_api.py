@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from models.achievable import achievable_bound
+from models.ring import Hardware, Ring
 from tests.app.conftest import restart
 
 SMALL = {
@@ -488,3 +490,28 @@ def test_refusing_list_parameters_is_422_with_them(
     assert text in r.json()["message"]
     given = r.json()["detail"]["params"]
     assert all(given[key] == value for key, value in params.items())
+
+
+def test_reduce_scatter_is_planned_by_synth_alone(client: TestClient) -> None:
+    """The papers propose no reduce-scatter: "all" plans synth, which the data-flow check
+    certifies (chunk i summed at node i), and the advice says why no paper algorithm is
+    compared. The plan's achievable is models.achievable's bound of reduce-scatter (an
+    in-tree per chunk, M / N received per node) within the ring's 63 hops."""
+    body = {
+        "ring": {"nodes": 64, "wavelengths_per_fiber": 64},
+        "collective": "reducescatter",
+        "algorithms": "all",
+        "message_sizes_bytes": [4 * 2**20],
+    }
+    result = post_plan(client, body)["result"]
+    assert [a["algorithm"] for a in result["algorithms"]] == ["synth"]
+    (synth,) = result["algorithms"]
+    assert synth["feasibility"]["feasible"] and synth["claimed"] is None
+    t = synth["timings"][0]
+    bound = achievable_bound("reducescatter", Ring(64, 1, 64), 4 * 2**20, Hardware(), 63)
+    assert result["achievable"][0]["bound_s"] == pytest.approx(bound.bound_s)
+    assert 0 < t["fraction_of_achievable"] <= 1
+    (advice,) = result["recommendation"]
+    assert advice["algorithm"] == "synth" and advice["feasible"]
+    assert "the papers propose none for reduce-scatter" in advice["why"]
+    assert "optically feasible here" not in advice["why"]

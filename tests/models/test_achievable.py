@@ -430,3 +430,33 @@ def test_allreduce_schedules_keep_to_the_chain_bound(nodes: int) -> None:
         assert check.least_hops >= floor * (1 - 1e-12), name
         reached += check.least_hops == pytest.approx(floor)
     assert nodes < 16 or reached >= 1
+
+
+@pytest.mark.parametrize(
+    ("nodes", "radices", "direct"),
+    [(16, (4, 4), 0), (16, (4, 4), 2), (64, (8, 8), 1), (100, (10, 10), 0),
+     (1024, (8, 8, 16), 0), (1024, (4, 4, 4, 16), 3)],
+)  # fmt: skip
+def test_synthesized_reduce_scatters_cross_at_least_the_in_tree(
+    nodes: int, radices: tuple[int, ...], direct: int
+) -> None:
+    """Fact 3c for reduce-scatter against real schedules: every chunk's moves cross at least
+    F(N, S) ring distance in its S slots (the latest chains form an in-tree into the owner);
+    8 x 8 x 16 at N = 1024 crosses 128 x 7 + 16 x 7 x 8 + 15 x 64 = 2752 in 16 slots."""
+    from models.synthesis import SynthReduceScatter
+
+    ring = Ring(nodes, 1, 64)
+    algorithm = SynthReduceScatter()
+    params = algorithm.resolve(ring, {"radices": radices, "pieces": 1, "direct": direct})
+    schedule = algorithm.schedule(ring, params)
+    per_chunk = np.zeros(nodes, dtype=np.int64)
+    longest = 0
+    for flow in schedule.flows:
+        cw = (flow.receivers - flow.senders) % nodes
+        distance = np.minimum(cw, nodes - cw)
+        np.add.at(per_chunk, flow.data, distance)
+        longest = max(longest, int(distance.max()))
+    floor = TreeHops(nodes, longest).upto(schedule.stage_count)[schedule.stage_count]
+    assert per_chunk.min() >= floor
+    if radices == (8, 8, 16):
+        assert per_chunk.min() == per_chunk.max() == 2752 and schedule.stage_count == 16

@@ -296,3 +296,42 @@ def test_registers_out_of_range_are_refused(reads: int | None, writes: int | Non
 
     with pytest.raises(InvalidInputError, match="register"):
         StageFlow.of([0], [1], [0], Reduction.ADD, reads=reads, writes=writes)
+
+
+def _direct_reduce_scatter(n: int, to: list[int] | None = None) -> Schedule:
+    """Every node sends chunk c to node to[c] (default c) in one ADD stage."""
+    from models.stage import Reduction
+
+    target = to or list(range(n))
+    senders, receivers, chunks = [], [], []
+    for v in range(n):
+        for c in range(n):
+            if target[c] != v:
+                senders.append(v)
+                receivers.append(target[c])
+                chunks.append(c)
+    return Schedule(
+        "reducescatter", n, np.arange(n), n,
+        (StageFlow.of(senders, receivers, chunks, Reduction.ADD),),
+    )  # fmt: skip
+
+
+def test_reduce_scatter_checks_only_each_chunks_owner() -> None:
+    """Chunk i must end summed at node i; nothing is asked of the other nodes (an all-reduce
+    check of the same schedule fails: they hold only their own contribution)."""
+    n = 4
+    schedule = _direct_reduce_scatter(n)
+    simulate(schedule)
+    with pytest.raises(DataFlowError, match="contributions"):
+        simulate(Schedule("allreduce", n, np.arange(n), n, schedule.flows))
+
+
+def test_reduce_scatter_catches_a_chunk_summed_at_the_wrong_node() -> None:
+    with pytest.raises(DataFlowError, match="node 1 chunk 1 holds 1 contributions"):
+        simulate(_direct_reduce_scatter(4, to=[0, 2, 2, 3]))
+
+
+def test_reduce_scatter_needs_n_chunks_of_its_pieces() -> None:
+    schedule = _direct_reduce_scatter(3)
+    with pytest.raises(DataFlowError, match="3 chunks of 2 pieces, not 3 data"):
+        simulate(Schedule("reducescatter", 3, np.arange(3), 3, schedule.flows, pieces=2))

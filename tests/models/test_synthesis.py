@@ -16,12 +16,13 @@ from models.synthesis import (
     SynthAllGather,
     SynthAllReduce,
     SynthAllToAll,
+    SynthReduceScatter,
     balanced_digits,
     levels,
     multiplicative_partitions,
 )
 
-FAMILIES = (SynthAllGather, SynthAllReduce, SynthAllToAll)
+FAMILIES = (SynthAllGather, SynthAllReduce, SynthReduceScatter, SynthAllToAll)
 
 
 def demands(stage: Stage) -> list[tuple[int, int, int]]:
@@ -85,6 +86,8 @@ def expected_shifts(
             (lv.stride, 1, int(late <= t < late + lv.ccw_steps)) for t in range(lv.cw_steps)
         ]
 
+    if isinstance(algorithm, SynthReduceScatter):  # bottom-up, once
+        return [s for lv in found for s in level(lv)]
     if not isinstance(algorithm, SynthAllReduce):
         return [s for lv in reversed(found) for s in level(lv)]
     if params["sweep"]:
@@ -116,6 +119,10 @@ def test_every_shape_delivers_on_small_rings(family: type, nodes: int) -> None:
         (SynthAllReduce, 1000, (10, 10, 10)),
         (SynthAllReduce, 1024, (4, 4, 4, 16)),
         (SynthAllReduce, 4096, (16, 16, 16)),
+        (SynthReduceScatter, 512, (8, 8, 8)),
+        (SynthReduceScatter, 1000, (10, 10, 10)),
+        (SynthReduceScatter, 1024, (8, 8, 16)),
+        (SynthReduceScatter, 4096, (64, 64)),
         (SynthAllToAll, 512, (16, 32)),
         (SynthAllToAll, 1000, (10, 100)),
         (SynthAllToAll, 1024, (4, 8, 32)),
@@ -125,7 +132,7 @@ def test_paper_scale_shapes_deliver(family: type, nodes: int, radices: tuple[int
     check(family(), Ring(nodes, 1, 64), radices, 1)
 
 
-WINDOWED = FAMILIES[:2]  # all-gather and all-reduce: the families with direct levels
+WINDOWED = FAMILIES[:3]  # all-gather, all-reduce, reduce-scatter: the ones with direct levels
 
 
 @pytest.mark.parametrize("family", WINDOWED)
@@ -152,6 +159,8 @@ def test_every_direct_variant_delivers_on_small_rings(
         (SynthAllReduce, 1000, (10, 100), 1),
         (SynthAllReduce, 1024, (4, 4, 4, 16), 3),  # the search's pick at w = 64, 4 MiB
         (SynthAllReduce, 1024, (2, 4, 8, 16), 4),  # every level direct, the top one too
+        (SynthReduceScatter, 1024, (4, 4, 4, 16), 3),  # the search's pick at w = 64, 4 MiB
+        (SynthReduceScatter, 4096, (4, 4, 4, 64), 3),
     ],
 )
 def test_paper_scale_direct_levels_deliver(
@@ -211,7 +220,7 @@ def test_direct_levels_take_one_slot_each(family: type) -> None:
     """4x4x4x16 at N = 1024: each window-4 level is 2 pipeline steps or 1 direct slot."""
     ring = Ring(1024, 1, 64)
     algorithm = family()
-    phases = 2 if family is SynthAllReduce else 1
+    phases = 2 if family is SynthAllReduce else 1  # reduce-scatter: its first half
     for direct in range(4):
         params = algorithm.resolve(ring, {"radices": (4, 4, 4, 16), "direct": direct})
         assert algorithm.stage_count(ring, params) == phases * (2 * (3 - direct) + direct + 8)

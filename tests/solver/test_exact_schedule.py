@@ -177,3 +177,26 @@ def test_relayed_tra_is_never_faster_than_the_optimum_within_the_same_hop_limit(
         params = tra.resolve(ring, {"radix": radix})
         plan = plan_algorithm(tra, ring, params, [2**20], HW, SolveOptions(max_hops=hop_limit))
         assert exact.slot_count <= plan.true_steps, radix
+
+
+@pytest.mark.parametrize(
+    ("nodes", "wavelengths", "pieces", "slots"),
+    [(2, 1, 1, 1), (3, 1, 1, 1), (4, 1, 1, 2), (5, 1, 1, 2), (6, 1, 1, 3), (6, 2, 1, 2),
+     (4, 1, 2, 3)],
+)  # fmt: skip
+def test_reduce_scatter_optimum_by_hand(
+    nodes: int, wavelengths: int, pieces: int, slots: int
+) -> None:
+    """Node i needs the other N - 1 contributions to chunk i (each piece) and receives at most
+    2 C lightpaths a slot: at least ceil((N - 1) q / 2 C) slots, which the model meets here
+    (N = 4: slot 1 the 2-hop opposite nodes' chunks, slot 2 both neighbours add theirs to
+    what they got; N = 4, q = 2 needs 6 pieces at 2 a slot). N = 6, C = 1: 5 / 2 -> 3."""
+    ring = Ring(nodes, 1, wavelengths)
+    result = solve_exact_schedule("reducescatter", ring, pieces, time_limit_s=60)
+    assert result.optimal and result.slot_count == slots
+    assert slots == max(1, -(-(nodes - 1) * pieces // (2 * wavelengths)))
+    check_certificates(result, ring)  # delivery: chunk i summed at node i
+    for size in (1e3, 4 * 2**20):
+        bound = achievable_bound("reducescatter", ring, size, HW)
+        time_s = slots * slot_time_s(size / (nodes * pieces), HW)
+        assert bound.bound_s <= time_s * (1 + 1e-12)

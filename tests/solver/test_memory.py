@@ -11,10 +11,22 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from models.algorithms.base import Collective
 from solver.memory import CALIBRATION, MARGIN, all_choices, estimate_mb, largest_nodes_within
 
 CALIBRATED = json.loads(CALIBRATION.read_text())
-COLLECTIVES = ("allgather", "allreduce", "alltoall")
+COLLECTIVES = tuple(c.value for c in Collective)
+
+
+def test_every_collective_is_calibrated() -> None:
+    """Admission estimates from these curves: a collective without them would fail at plan
+    time instead of giving a number. Its synthesized schedule has its own curve (an
+    algorithm without one, like `optimal` or TRA2 refused almost everywhere, gets the
+    collective's largest)."""
+    for collective in COLLECTIVES:
+        assert "synth" in CALIBRATED["paper"][collective], collective
+        assert collective in CALIBRATED["best"]
+        assert estimate_mb(collective, 1024, all_choices(collective, True)) > 0
 
 
 @pytest.mark.parametrize("collective", COLLECTIVES)

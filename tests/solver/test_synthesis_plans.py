@@ -13,6 +13,7 @@ from models.synthesis import (
     SynthAllGather,
     SynthAllReduce,
     SynthAllToAll,
+    SynthReduceScatter,
     levels,
     multiplicative_partitions,
 )
@@ -24,7 +25,12 @@ from solver.validator import validate
 from tests.solver.search_checks import assert_search_finds_the_best
 
 HW = Hardware()
-FAMILIES = {"allgather": SynthAllGather, "allreduce": SynthAllReduce, "alltoall": SynthAllToAll}
+FAMILIES = {
+    "allgather": SynthAllGather,
+    "allreduce": SynthAllReduce,
+    "alltoall": SynthAllToAll,
+    "reducescatter": SynthReduceScatter,
+}
 
 
 @settings(max_examples=40, deadline=None)
@@ -75,6 +81,8 @@ def test_feasible_under_the_optics_it_was_built_for(collective: str) -> None:
         ("allgather", 3, 1), ("allgather", 4, 1), ("allgather", 4, 2), ("allgather", 6, 1),
         ("allgather", 6, 2), ("allreduce", 3, 1), ("allreduce", 4, 1), ("allreduce", 4, 2),
         ("alltoall", 3, 1), ("alltoall", 4, 1), ("alltoall", 4, 2), ("alltoall", 6, 2),
+        ("reducescatter", 3, 1), ("reducescatter", 4, 1), ("reducescatter", 4, 2),
+        ("reducescatter", 6, 1), ("reducescatter", 6, 2),
     ],
 )  # fmt: skip
 def test_never_faster_than_the_exact_optimum(collective: str, nodes: int, wavelengths: int) -> None:
@@ -118,6 +126,8 @@ def test_never_faster_than_the_exact_optimum(collective: str, nodes: int, wavele
         ("allreduce", 120, 8, (3, 4, 10), 2, 12),
         ("allreduce", 256, 16, (4, 4, 16), 2, 16),
         ("allreduce", 48, 4, (2, 3, 8), 3, 24),  # every level direct: 4 strides of 6 hops
+        ("reducescatter", 64, 8, (4, 4, 4), 2, 16),
+        ("reducescatter", 1024, 64, (4, 4, 4, 16), 3, 80),  # the search's pick at 4 MiB
     ],
 )  # fmt: skip
 def test_direct_levels_certified_within_the_hop_limit(
@@ -146,7 +156,8 @@ def test_direct_levels_certified_within_the_hop_limit(
 
 @pytest.mark.parametrize(
     ("collective", "nodes", "wavelengths", "direct_wins_at_256"),
-    [("allreduce", 32, 2, False), ("allgather", 36, 4, True), ("allreduce", 64, 8, True)],
+    [("allreduce", 32, 2, False), ("allgather", 36, 4, True), ("allreduce", 64, 8, True),
+     ("reducescatter", 64, 8, True)],
 )
 def test_search_weighs_direct_levels_by_true_time(
     collective: str, nodes: int, wavelengths: int, direct_wins_at_256: bool
