@@ -30,13 +30,18 @@ All-gather: v sends its own bundle to each (COPY). Reduce-scatter: v sends to ea
 partial sum of *that* node's class, so a node receives its class from the k_i - 1 others of its
 window in one slot and adds them (contributions of disjoint node sets). The pipeline's window
 is the same (v - a s_i .. v + b s_i), so the levels above see the same bundles. The CW links of a
-direct level carry sum_m m s_i x = s_i x a (a + 1) / 2 lightpaths, so x = max(1, C // (s_i a
-(a + 1) / 2)) per partner keeps the load within C where possible: a direct level moves about
-(a + 1) / 2 times the pipeline's link usage (longer lightpaths, fewer channels per partner) for
-1 slot instead of a. Reconfigurations cost ~25 us per slot, so at small messages fewer slots
-win, at large ones the bytes do; the shape search weighs both on true time. A direct level's
-longest lightpath has a s_i hops, which must keep to the hop limit: the low levels' short
-strides can; the top level's a s_L is about N / 2, so it is direct only on short rings.
+direct level carry sum_m m s_i x = s_i x a (a + 1) / 2 lightpaths. With an even window the far
+member a = k_i / 2 strides away is the same class either way round, so where that fits one
+lightpath per partner in C the nodes of even block v // s_i reach it CW and the odd ones CCW
+(`split_far`; each node's window then alternates with its block, and still tiles): the busiest
+link carries s_i x (b (b + 1) / 2 + ceil(a / 2)), 2 s_i x instead of 3 s_i x at k = 4
+(`_direct_load`). x = max(1, C // that) per partner keeps the load within C where possible: a
+direct level moves about (a + 1) / 2 times the pipeline's link usage (longer lightpaths, fewer
+channels per partner) for 1 slot instead of a. Reconfigurations cost ~25 us per slot, so at
+small messages fewer slots win, at large ones the bytes do; the shape search weighs both on
+true time. A direct level's longest lightpath has a s_i hops, which must keep to the hop limit:
+the low levels' short strides can; the top level's a s_L is about N / 2, so it is direct only
+on short rings.
 
 **Sweep** (`sweep` = 1, all-reduce): the top level is not reduce-scattered and gathered but
 all-reduced by running sums swept both ways. After the levels below, node v holds its block's
@@ -54,7 +59,7 @@ direct top level swept is one slot: every member sends its class vector to all t
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -79,6 +84,7 @@ class Level:
     per_lightpath: int  # pieces one lightpath carries: ceil(bundle_pieces / lightpaths)
     direct: bool = False  # one slot to every window member instead of the pipeline
     sweep: bool = False  # all-reduce's top level: running sums swept both ways (no RS + AG)
+    split_far: bool = False  # direct, even window: the far member reached both ways round
 
     @property
     def modulus(self) -> int:
@@ -113,20 +119,38 @@ def levels(
     out, stride = [], 1
     for i, k in enumerate(radices):
         swept = sweep and i == len(radices) - 1
+        split = False
         if i < direct:
-            # x lightpaths to each partner v +- m s, m = 1..a: the CW links carry
-            # sum_m m s x = s x a (a + 1) / 2 <= C (the CCW ones less: b <= a)
-            a = k // 2
-            lightpaths = max(1, channels // (stride * a * (a + 1) // 2))
+            # split the far member's lightpaths between the directions where that fits one
+            # lightpath per partner in C; beyond, every node reaches it CW as before, whose
+            # translation-invariant arcs the RWA colours at their load (proven) however
+            # many steps they need
+            split = stride * _direct_load(k, True) <= channels
+            lightpaths = max(1, channels // (stride * _direct_load(k, split)))
         else:
             lightpaths = max(1, channels // stride)
         # items of a class mod s_{i+1} (a sweep's: of its class mod s_i, the whole vector)
         bundle = ring.nodes // (stride if swept else stride * k) * pieces
         out.append(
-            Level(stride, k, lightpaths, bundle, -(-bundle // lightpaths), i < direct, swept)
+            Level(stride, k, lightpaths, bundle, -(-bundle // lightpaths), i < direct, swept,
+                  split)
         )
         stride *= k
     return out
+
+
+def _direct_load(window: int, split_far: bool) -> int:
+    """Lightpaths on the busiest link of one direction, per stride and per lightpath to each
+    partner, in a direct level of this window: partners m = 1..b both ways cover b (b + 1) / 2
+    strides of every link. With an even window the far partner a = k / 2 strides away is one
+    more CW (a strides: a (a + 1) / 2 in all), or, `split_far` (either way round: +a s and
+    -a s are the same class), reached CW from the nodes of even block v // s and CCW from
+    the odd ones (`_shifts`), at most ceil(a / 2) strides of a link each way: 2 instead of 3
+    at k = 4, 32 instead of 36 at k = 16."""
+    a, b = window // 2, (window - 1) // 2
+    if a == b:
+        return b * (b + 1) // 2
+    return b * (b + 1) // 2 + (-(-a // 2) if split_far else a)
 
 
 def multiplicative_partitions(n: int, smallest: int = 2) -> Iterator[tuple[int, ...]]:
@@ -280,17 +304,15 @@ class _Windowed(_Synthesized):
 
     def _step_stage(self, ring: Ring, level: Level, ccw: bool, label: str) -> Stage:
         """One step of a level: every node sends x lightpaths to v + s (CW) and, when the
-        step has both, x to v - s (CCW); a direct level's one step sends x to each v + m s
-        (CW, m = 1..a) and v - m s (CCW, m = 1..b). Directions pinned (the design's
-        routing)."""
+        step has both, x to v - s (CCW); a direct level's one step sends x to each window
+        member (`_shifts`). Directions pinned (the design's routing)."""
         n = ring.nodes
         nodes = np.arange(n, dtype=np.int64)
         sources, destinations, allowed = [], [], []
-        for shift in _shifts(level, ccw):
+        for shift in _shifts(level, ccw, n):
             sources.append(nodes)
             destinations.append((nodes + shift) % n)
-            way = Direction.CW if shift > 0 else Direction.CCW
-            allowed.append(np.full(n, way, dtype=np.int64))
+            allowed.append(np.where(shift > 0, Direction.CW, Direction.CCW).astype(np.int64))
         s = np.concatenate(sources)
         return Stage.from_demands(
             n,
@@ -330,15 +352,29 @@ def _direct_levels_within(found: list[Level], hop_limit: int | None) -> int:
     return fits
 
 
-def _shifts(level: Level, ccw: bool) -> list[int]:
-    """Ring offsets of one step's lightpaths (positive CW, negative CCW): +s and, with `ccw`,
-    -s; a direct level's one step: +m s for m = 1..a, then -m s for m = 1..b."""
+def _shifts(level: Level, ccw: bool, nodes: int) -> list[IntArray]:
+    """Per node, the ring offsets of one step's lightpaths (positive CW, negative CCW): +s
+    and, with `ccw`, -s; a direct level's one step: +m s and -m s for m = 1..b, and with an
+    even window the far member a = k / 2 strides away: +a s from every node, or, with
+    `split_far`, the same class either way round: +a s from the nodes of even block v // s,
+    -a s from the odd ones. Node w then hears the
+    far class from exactly one of w -+ a s (both in blocks of w's parity less or plus a, the
+    same parity as N / s is even), and its window alternates with the block, the same for
+    every member of a level above (their blocks differ by multiples of k): the windows
+    still tile, and the far lightpaths split between the directions (`_direct_load`)."""
     s = level.stride
-    if level.direct:
-        return [m * s for m in range(1, level.cw_steps + 1)] + [
-            -m * s for m in range(1, level.ccw_steps + 1)
-        ]
-    return [s, -s] if ccw else [s]
+    everyone = np.ones(nodes, dtype=np.int64)
+    if not level.direct:
+        return [s * everyone, -s * everyone] if ccw else [s * everyone]
+    near = [m * s * everyone for m in range(1, level.ccw_steps + 1)]
+    near += [-m * s * everyone for m in range(1, level.ccw_steps + 1)]
+    a = level.cw_steps
+    if a == level.ccw_steps:
+        return near
+    if not level.split_far:
+        return [*near[: level.ccw_steps], a * s * everyone, *near[level.ccw_steps :]]
+    block = np.arange(nodes, dtype=np.int64) // s
+    return [*near, np.where(block % 2 == 0, a * s, -a * s)]
 
 
 def _flows(
@@ -354,7 +390,8 @@ def _flows(
 
 
 def _bundles_flow(
-    ring: Ring, level: Level, moves: list[tuple[int, IntArray]], modulus: int, pieces: int,
+    ring: Ring, level: Level, moves: Sequence[tuple[int | IntArray, IntArray]], modulus: int,
+    pieces: int,
     reduction: Reduction, label: str, registers: list[tuple[int, int]] | None = None,
 ) -> StageFlow:
     """Per (shift, residues): node v sends to v + shift the bundle of class residues[v] mod
@@ -391,7 +428,10 @@ def _direct_flows(
     its own bundle (class v mod s k) to each of them."""
     nodes = np.arange(ring.nodes, dtype=np.int64)
     reduce = reduction == Reduction.ADD
-    moves = [(shift, nodes + shift if reduce else nodes) for shift in _shifts(level, True)]
+    moves = [
+        (shift, nodes + shift if reduce else nodes)
+        for shift in _shifts(level, True, ring.nodes)
+    ]
     return _bundles_flow(ring, level, moves, level.modulus, pieces, reduction, label)
 
 
