@@ -357,11 +357,11 @@ def _shifts(level: Level, ccw: bool, nodes: int) -> list[IntArray]:
     and, with `ccw`, -s; a direct level's one step: +m s and -m s for m = 1..b, and with an
     even window the far member a = k / 2 strides away: +a s from every node, or, with
     `split_far`, the same class either way round: +a s from the nodes of even block v // s,
-    -a s from the odd ones. Node w then hears the
-    far class from exactly one of w -+ a s (both in blocks of w's parity less or plus a, the
-    same parity as N / s is even), and its window alternates with the block, the same for
-    every member of a level above (their blocks differ by multiples of k): the windows
-    still tile, and the far lightpaths split between the directions (`_direct_load`)."""
+    -a s from the odd ones. Node w then hears the far class from exactly one of w -+ a s
+    (their blocks are w's less and plus a, of one parity as N / s is even), and its window
+    alternates with the block, the same for every member of a level above (their blocks
+    differ by multiples of k): the windows still tile, and the far lightpaths split between
+    the directions (`_direct_load`)."""
     s = level.stride
     everyone = np.ones(nodes, dtype=np.int64)
     if not level.direct:
