@@ -25,7 +25,7 @@ GLOSSARY = {
     "closed_form": "the paper's closed form (its formula, source and value here)",
     "closed_forms": "every closed form the papers give for the algorithm, evaluated",
     "code": "stable machine-readable error code, e.g. invalid_input, not_found, queue_full",
-    "collective": "allgather, allreduce or alltoall",
+    "collective": "allgather, allreduce, alltoall or reducescatter",
     "created_at": "when the job was created (UTC, ISO 8601)",
     "crossover_note": "what the crossover message size means and how it was found",
     "default": "the parameter's default value (null: derived from the ring)",

@@ -18,7 +18,8 @@ router = APIRouter(prefix="/algorithms", tags=["algorithms"])
 @router.get("", response_model=list[CatalogEntry], responses=responses(400, 404, 422))
 def list_algorithms(
     collective: Annotated[
-        str | None, Query(description="allgather, allreduce or alltoall (default: all)")
+        str | None,
+        Query(description="allgather, allreduce, alltoall or reducescatter (default: all)"),
     ] = None,
     nodes: Annotated[
         QueryInt | None,
