@@ -34,7 +34,7 @@ def main() -> None:
     rows = ["| collective | N | w | pieces | size | slots | bound | proven | seconds |",
             "|---|---|---|---|---|---|---|---|---|"]
     print("\n".join(rows), flush=True)
-    for collective in args.collective or ["allgather", "allreduce", "alltoall"]:
+    for collective in args.collective or ["allgather", "allreduce", "alltoall", "reducescatter"]:
         stop = set()  # (w, q) that already failed at a smaller N: larger N would too
         for n, w, q in CASES:
             if (w, q) in stop:
