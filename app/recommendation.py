@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from app.planning import PlannedAlgorithm
 from app.schemas.results import ClosestToFeasible, Recommendation, parameter_values
-from models.algorithms.base import Collective
+from models.algorithms.catalog import algorithms as paper_algorithms
 from solver.electrical import ElectricalComparison
 from solver.plan import AlgorithmPlan
 
@@ -140,8 +140,9 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
                 why += "; no feasible paper algorithm found" + cut
             elif not any(p.algorithm.from_paper for p in planned):
                 why += "; no paper algorithm in this plan"
-                if by_name[best.algorithm].algorithm.collective == Collective.REDUCESCATTER:
-                    why += " (the papers propose none for reduce-scatter)"
+                collective = by_name[best.algorithm].algorithm.collective
+                if not paper_algorithms(collective):
+                    why += f" (the papers propose none for {collective.prose})"
             else:
                 why += "; no paper algorithm is optically feasible here"
         if by_claim is not None and by_claim.algorithm != best.algorithm:

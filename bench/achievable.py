@@ -75,8 +75,9 @@ def main() -> None:
         "tree table of N and the hop limit) and the best of 20 after it. A paper "
         "algorithm 'none': no shape of any paper algorithm of the collective is optically "
         "feasible; 'none proposed': the papers have no algorithm of the collective "
-        "(reduce-scatter: chunk i of every node's vector ends summed at node i). Each algorithm is counted by its fastest optically feasible shape (the "
-        "search's, routed within a hop limit where that made it feasible), as the "
+        "(reduce-scatter: chunk i of every node's vector ends summed at node i). Each "
+        "algorithm is counted by its fastest optically feasible shape (the search's, "
+        "routed within a hop limit where that made it feasible), as the "
         "recommendation counts it."
     )
     print(rows[-1])

@@ -125,7 +125,7 @@ def levels(
             # lightpath per partner in C; beyond, every node reaches it CW as before, whose
             # translation-invariant arcs the RWA colours at their load (proven) however
             # many steps they need
-            split = stride * _direct_load(k, True) <= channels
+            split = k % 2 == 0 and stride * _direct_load(k, True) <= channels
             lightpaths = max(1, channels // (stride * _direct_load(k, split)))
         else:
             lightpaths = max(1, channels // stride)

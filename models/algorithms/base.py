@@ -23,6 +23,19 @@ class Collective(StrEnum):
     ALLTOALL = "alltoall"
     REDUCESCATTER = "reducescatter"
 
+    @property
+    def prose(self) -> str:
+        """The name in a sentence: all-gather, all-reduce, all-to-all, reduce-scatter."""
+        return _PROSE[self]
+
+
+_PROSE = {
+    Collective.ALLGATHER: "all-gather",
+    Collective.ALLREDUCE: "all-reduce",
+    Collective.ALLTOALL: "all-to-all",
+    Collective.REDUCESCATTER: "reduce-scatter",
+}
+
 
 @dataclass(frozen=True)
 class ParamSpec:
