@@ -105,6 +105,8 @@ def achievable(run: PlanRun) -> list[AchievableResult]:
             terms=bound.terms,
             hop_limit=bound.hop_limit,
             slots=bound.slots,
+            slots_at_bound=bound.slots_at_bound,
+            decided_by=bound.decided_by,
             bound_without_optics_s=free.bound_s,
         )
         if exact is not None:

@@ -36,7 +36,10 @@ least F(N, S) hops (`TreeHops`, Fact 3c), about 4.6 N at N = 1024, H = 80, S = 7
 S = 32 against Fact 3b's 1.5 N. In an all-reduce every node needs the contribution of the node
 floor(N/2) away, and near the least slot count those chains have little slack, so a lightpath
 can carry few of them (`antipodal_chain_hops`, Fact 3d): 10700 hops per element at N = 1024,
-S = 7 against one tree's 5729. The bound is the least of the right-hand side over S >= S_min.
+S = 7 against one tree's 5729. And in the first two slots a node holds little beyond its own
+contribution, so what must be far from home by then travels nearly unsummed (and, mirrored,
+in the last two): `end_slot_hops` (Fact 3e), 12459 hops per element at N = 1024, S = 8. The
+bound is the least of the right-hand side over S >= S_min.
 
 Each term alone is also reported (in seconds, as the least time it allows on its own), with the
 hardware bound of SPEC 3 kept as the named term `hardware`.
@@ -57,6 +60,21 @@ from models.timing import hardware_lower_bound_s
 
 COLLECTIVES = ("allgather", "reducescatter", "allreduce", "alltoall")
 
+FACTS = {
+    "receive": "Fact 2: the bytes every node must receive, over its fan-in per slot",
+    "link_capacity": "Fact 3: the byte-hops the collective needs, over the ring's "
+    "link-channels per slot",
+    "distance": "Fact 3b: in S slots the chain to the farthest node has floor(N/2) - S "
+    "hops beyond one per lightpath",
+    "tree": "Fact 3c: each datum's broadcast (or in-) tree within S slots costs F(N, S) hops",
+    "far_chains": "Fact 3d: every node needs the contribution floor(N/2) away, and one "
+    "lightpath lies on few of those chains",
+    "two_ends": "Fact 3e: the first and last two slots carry nearly unsummed data far",
+    "two_trees": "reduce-then-broadcast: an in-tree before the complete sum and an out-tree "
+    "after it",
+}
+"""What sets the least bytes of a schedule at the bound's slot count (docs/achievable.md)."""
+
 
 @dataclass(frozen=True)
 class AchievableBound:
@@ -71,6 +89,7 @@ class AchievableBound:
     slot_bytes: float  # P at S_min slots: least sum over slots of the largest piece
     slots: int  # S_min: least number of slots
     slots_at_bound: int  # the S >= S_min at which slots and bytes together cost least
+    decided_by: str  # the fact that sets the least bytes there (a key of FACTS)
     slots_by_distance: int
     slots_by_fan: int
     terms: dict[str, float]  # name -> seconds (each alone a lower bound)
@@ -331,6 +350,62 @@ def _pairs_per_lightpath(nodes: int, hop_limit: int, slots: Any, offsets: list[i
     return total
 
 
+@lru_cache(maxsize=256)
+def two_slot_progress(delta: int, hop_limit: int, fan: int) -> float:
+    """g(delta) of Fact 3e (docs/achievable.md): per contribution, the least hops the first
+    two slots of an all-reduce (or, mirrored, its last two) spend to carry every
+    contribution at least `delta` hops from its node.
+
+    In slot 1 a node holds only its own contribution, so a slot-1 lightpath carries its
+    sender's alone; group the contributions by the last lightpath f (at most 2 slots, at
+    most H hops) that carries each on its chain within the two slots: f's sender y, the
+    members being y itself and nodes that sent y their own contribution in slot 1 (one
+    lightpath each, distinct; at most `fan` received by y). A member at signed offset j
+    behind y (away from f's direction) ends h + j hops from home, so it needs
+    j >= delta - h, and its slot-1 lightpath has |j| hops at least (y itself: 0). A group
+    costs h + sum |j| at least and the groups partition the contributions, so the least
+    ratio over h <= H and member sets bounds the average; the cheapest k members of a given
+    h are the k offsets of least |j| (0, then 1 and -1, ... while -j >= delta - h).
+    Offsets are taken on the line (on a small ring some coincide): more choice, a lower
+    minimum, still a bound."""
+    if delta <= 0:
+        return 0.0
+    best = np.inf
+    for h in range(max(1, delta - hop_limit), hop_limit + 1):
+        near = min(max(0, h - delta), hop_limit)  # |j| <= near may be on either side
+        lowest = max(0, delta - h)  # least offset behind
+        costs = np.concatenate(
+            [np.repeat(np.arange(1, near + 1), 2), np.arange(max(near + 1, lowest), hop_limit + 1)]
+        )[:fan]  # at most `fan` members besides y
+        has_y = lowest == 0
+        totals = h + np.cumsum(np.concatenate([[0], costs]) if has_y else costs)
+        counts = np.arange(1, len(totals) + 1)
+        if len(totals):
+            best = min(best, float((totals / counts).min()))
+    return float(best)
+
+
+def end_slot_hops(
+    nodes: int, hop_limit: int, slots: Any, fan_in: int, fan_out: int
+) -> Any:
+    """Fact 3e (all-reduce): per element, the hops of the first two and the last two slots,
+    elementwise over `slots`. u's contribution reaches the node D = floor(N/2) away on a
+    chain with at most S - 2 lightpaths after slot 2, so by the end of slot 2 it is held
+    delta = D - (S - 2) H hops from u at least; mirrored, every node hears its far
+    contribution in the last two slots from a node delta away. Each end costs N g(delta)
+    (`two_slot_progress`, with the receive limit at the start, the send limit at the end);
+    with S >= 4 the two ends are different slots and add."""
+    counts = np.asarray(slots, dtype=np.int64)
+    deltas = nodes // 2 - (counts - 2) * hop_limit
+    out = np.zeros(len(counts))
+    for i in np.flatnonzero((counts >= 2) & (deltas > 0)).tolist():
+        s, delta = int(counts[i]), int(deltas[i])
+        first = nodes * two_slot_progress(delta, hop_limit, fan_in)
+        last = nodes * two_slot_progress(delta, hop_limit, fan_out)
+        out[i] = first + last if s >= 4 else max(first, last)
+    return out
+
+
 def _split_trees(slots: Any, f: Any) -> Any:
     """min over 1 <= tau < S of F(N, tau) + F(N, S - tau): an in-tree within the first tau
     slots and an out-tree within the rest (reduce-then-broadcast all-reduce)."""
@@ -369,10 +444,9 @@ def achievable_bound(
     n, m = ring.nodes, float(message_bytes)
     channels = ring.channels_per_direction
     h = n - 1 if hop_limit is None else max(1, min(int(hop_limit), n - 1))
-    fan = 2 * channels
-    for limit in (max_tx, max_rx):
-        if limit is not None:
-            fan = min(fan, int(limit))
+    fan_in = 2 * channels if max_rx is None else min(2 * channels, int(max_rx))
+    fan_out = 2 * channels if max_tx is None else min(2 * channels, int(max_tx))
+    fan = min(fan_in, fan_out)
     if collective == "allgather":
         moved = n * (n - 1) * m
         hops = moved
@@ -401,10 +475,23 @@ def achievable_bound(
     # at about twice that (the chain bound at 2 floor(N/2) + 1: then every ball is the ring)
     longest = 2 * far + 1 if collective == "allreduce" else far
     candidates = np.arange(slots, max(slots, longest) + 1, dtype=np.float64)
-    hops_at = hops + extra_per[collective] * np.maximum(0.0, far - candidates)
-    if collective == "allreduce":  # Fact 3d: every node needs the farthest contributions
-        hops_at = np.maximum(hops_at, m * antipodal_chain_hops(n, h, candidates))
-    bytes_at = np.maximum(moved / (n * fan), hops_at / (2 * n * channels))
+    extra = extra_per[collective] * np.maximum(0.0, far - candidates)
+    hops_at = hops + extra
+    decided = np.where(extra > 0, "distance", "link_capacity").astype(object)
+
+    def raise_to(current: Any, floor: Any, fact: str) -> Any:
+        """The larger of the two, elementwise, naming `fact` where it is strictly larger."""
+        decided[floor > current] = fact
+        return np.maximum(current, floor)
+
+    if collective == "allreduce":  # Facts 3d and 3e: every node needs the farthest
+        hops_at = raise_to(hops_at, m * antipodal_chain_hops(n, h, candidates), "far_chains")
+        hops_at = raise_to(
+            hops_at, m * end_slot_hops(n, h, candidates, fan_in, fan_out), "two_ends"
+        )
+    bytes_at = raise_to(
+        hops_at / (2 * n * channels), np.full(len(candidates), moved / (n * fan)), "receive"
+    )
 
     bits_s = 8.0 / (hardware.bandwidth_per_wavelength_gbps * 1e9)  # seconds per byte on the wire
     cycle_s = hardware.oeo_cycles_per_flit / (hardware.clock_ghz * 1e9)
@@ -437,7 +524,9 @@ def achievable_bound(
                 per_datum = f[s] + (n - 1 if collective == "allreduce" else 0)
             return weight * per_datum / (2 * n * channels)
 
+        before = bytes_at.copy()
         _tighten_by_trees(candidates, bytes_at, times, tree_bytes, least_time, tree_hops(n, h))
+        decided[bytes_at > before] = "two_trees" if reduce_then_broadcast else "tree"
     best = int(np.argmin(times))
     bound = float(times[best])
     slot_bytes = float(bytes_at[0])
@@ -451,6 +540,7 @@ def achievable_bound(
         slot_bytes=slot_bytes,
         slots=slots,
         slots_at_bound=int(candidates[best]),
+        decided_by=str(decided[best]),
         slots_by_distance=by_distance,
         slots_by_fan=by_fan,
         terms=terms,

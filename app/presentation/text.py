@@ -163,7 +163,12 @@ def _achievable_lines(result: PlanResult) -> list[str]:
         line = (
             f"achievable at {size_text(a.message_bytes)}: no schedule is faster than "
             f"{a.bound_s:.6g} s (at least {a.slots} slot{'s' if a.slots != 1 else ''}, "
-            f"lightpaths <= {a.hop_limit} hops; "
+            + (
+                f"least at {a.slots_at_bound}, where {a.decided_by} sets the bytes; "
+                if a.decided_by is not None
+                else ""
+            )
+            + f"lightpaths <= {a.hop_limit} hops; "
             f"terms in s: {terms})"
         )
         if a.exact_s is not None:

@@ -13,7 +13,7 @@ from app.errors import NotFoundError
 from app.planning import PlannedAlgorithm
 from app.schemas.mirror import Mirror
 from app.schemas.requests import OpticsSpec, RingSpec
-from models.achievable import AchievableBound
+from models.achievable import FACTS, AchievableBound
 from models.algorithms.base import Algorithm, Collective, Params, ShapeMode
 from models.closed_forms import Unit
 from models.dataflow import MessageCounts
@@ -299,6 +299,18 @@ class AchievableResult(BaseModel):
         "and the longest lightpath the optics can make reliable (no crosstalk neighbour)"
     )
     slots: int = Field(description="least number of slots of any schedule")
+    slots_at_bound: int | None = Field(
+        default=None,
+        description="the slot count at which the bound is least: fewer slots would cost "
+        "more byte-hops, more would cost more reconfigurations (null in plans stored by "
+        "versions before it was reported)",
+    )
+    decided_by: str | None = Field(
+        default=None,
+        description="what sets the least bytes at that slot count (docs/achievable.md): "
+        + "; ".join(f"'{key}' ({text})" for key, text in FACTS.items())
+        + " (null in plans stored by versions before it was reported)",
+    )
     exact_s: float | None = Field(
         default=None,
         description="the exact optimum (catalog algorithm `optimal`, best number of pieces "

@@ -178,7 +178,8 @@ def test_plan_golden(flag: tuple[str, ...], golden: str) -> None:
     N x 4 lightpaths = 1536 B. In 1 slot (and 2) each of the 4 far pairs (u, u + 2) needs a
     lightpath chain of its own (Fact 3d: a slot-1 lightpath carries only its sender's
     contribution on, a last-slot one only to its receiver), 2 hops each: Y = 8 m = 32768 B
-    over 2 N C = 16 link-channels = 2048 B: 25 us + 2048 B / 5 GB/s + 64 cycles = 25.4256 us.
+    over 2 N C = 16 link-channels = 2048 B: 25 us + 2048 B / 5 GB/s + 64 cycles = 25.4256 us,
+    least at 1 slot, where the far chains ('far_chains') set the bytes.
     At 1 MiB: 8 MiB / 16 = 524288 B: 25 + 104.8576 + 4.096 = 133.9536 us (3 slots, one
     tree plus N - 1 = 6 m: 75 + 78.6432 + 3.072 = 156.7152 us). Fractions: 151.2768 ->
     16.8 %, 51.7024 -> 49.2 %, 476.8608 -> 28.1 %, 485.8144 -> 27.6 %."""

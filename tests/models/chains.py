@@ -56,3 +56,43 @@ def chain_check(schedule: Schedule) -> ChainCheck:
         )  # u with u + o in later
         most = max(most, int(pairs.max(initial=0)))
     return ChainCheck(slots, longest, int(hops.min()), most)
+
+
+@dataclass(frozen=True)
+class EndCheck:
+    slots: int
+    longest: int  # the schedule's longest lightpath, in ring distance
+    fan_in: int  # most moves of one datum a node receives in slot 1
+    fan_out: int  # most moves of one datum a node sends in the last slot
+    least_ends: int  # min over data of the hops of its moves in the first two and last two
+    # slots (added when those are four different slots, else the larger of the two)
+
+
+def end_check(schedule: Schedule) -> EndCheck:
+    """Fact 3e (docs/achievable.md) measured on a schedule's data flow: per datum, the ring
+    distance its moves cross in slots 1-2 and in the last two slots."""
+    n, count = schedule.nodes, schedule.data_count
+    nodes = schedule.endpoint_node
+    flows = schedule.flows
+    slots = len(flows)
+    first, last = np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64)
+    longest = 0
+    for t, flow in enumerate(flows, start=1):
+        x, y = nodes[flow.senders], nodes[flow.receivers]
+        cw = (y - x) % n
+        distance = np.minimum(cw, n - cw)
+        longest = max(longest, int(distance.max(initial=0)))
+        if t <= 2:
+            np.add.at(first, flow.data, distance)
+        if t > slots - 2:
+            np.add.at(last, flow.data, distance)
+
+    def most(endpoints: np.ndarray, data: np.ndarray) -> int:
+        """Most moves of one datum at one node among these."""
+        keys = nodes[endpoints] * count + data
+        return int(np.bincount(keys).max(initial=0)) if len(keys) else 0
+
+    fan_in = most(flows[0].receivers, flows[0].data) if slots else 0
+    fan_out = most(flows[-1].senders, flows[-1].data) if slots else 0
+    ends = first + last if slots >= 4 else np.maximum(first, last)
+    return EndCheck(slots, longest, fan_in, fan_out, int(ends.min()))

@@ -11,17 +11,20 @@ from hypothesis import strategies as st
 
 from models.achievable import (
     COLLECTIVES,
+    FACTS,
     TreeHops,
     achievable_bound,
     antipodal_chain_hops,
     distance_sum,
+    end_slot_hops,
     least_tree,
     reduce_then_broadcast_slots,
     tree_hops,
+    two_slot_progress,
 )
 from models.ring import Hardware, Ring
 from models.timing import hardware_lower_bound_s
-from tests.models.chains import chain_check
+from tests.models.chains import chain_check, end_check
 
 HW = Hardware()
 BYTE_S = 8 / 40e9  # a byte on the wire at 40 Gb/s
@@ -375,15 +378,117 @@ def test_antipodal_chain_hops_by_hand() -> None:
 
 
 def test_the_chain_bound_lifts_the_allreduce_bound() -> None:
-    """At N = 1024, H = 80, 4 MiB the least slot count 7 now costs 10700 hops per element
-    (P = 10700 M / (2 N C)) and 8 slots cost F(1024, 8) + N - 1 = 4357: the bound is taken at
-    S = 8 and is above the S = 7 time of the tree bound alone (5729 hops)."""
+    """At N = 1024, H = 80, 4 MiB the least slot count 7 costs 10700 hops per element by the
+    far chains (Fact 3d); 8 slots cost 2 x 1024 x 73 / 12 = 12459 by the two ends (Fact 3e,
+    delta = 512 - 6 x 80 = 32, against the chains' 4064 and the tree's F(1024, 8) + 1023 =
+    4357); 9 slots F(1024, 9) + 1023 = 4061 (delta <= 0 there). The bound is taken at S = 9,
+    above the S = 8 time the tree bound alone gave."""
     ring, size = Ring(1024, 1, 64), 4 * 2**20
     bound = achievable_bound("allreduce", ring, size, HW, 80)
-    f = tree_hops(1024, 80).upto(8)
-    assert bound.slots == 7 and bound.slots_at_bound == 8
-    assert bound.bound_s == pytest.approx(least(8, size * (f[8] + 1023) / (2 * 1024 * 64)))
-    assert bound.bound_s > least(7, size * 5729 / (2 * 1024 * 64))
+    f = tree_hops(1024, 80).upto(9)
+    assert bound.slots == 7 and bound.slots_at_bound == 9
+    assert bound.bound_s == pytest.approx(least(9, size * (f[9] + 1023) / (2 * 1024 * 64)))
+    assert bound.bound_s > least(8, size * (f[8] + 1023) / (2 * 1024 * 64))
+    assert end_slot_hops(1024, 80, np.array([8]), 128, 128)[0] == pytest.approx(2048 * 73 / 12)
+
+
+def test_the_bound_names_what_decides_it() -> None:
+    """`decided_by` names the fact that sets the bytes at `slots_at_bound`: the tree at
+    N = 1024, 4 MiB (S = 9); with a 1 ms reconfiguration every slot saved is worth more
+    than the two ends' extra hops, so S = 7 wins and Fact 3e decides it (delta = 512 -
+    5 x 80 = 112); an all-to-all is decided by its byte-hops; the reduce-then-broadcast
+    class by its two trees."""
+    ring, size = Ring(1024, 1, 64), 4 * 2**20
+    assert achievable_bound("allreduce", ring, size, HW, 80).decided_by == "tree"
+    slow = Hardware(mrr_reconfiguration_us=1000.0)
+    bound = achievable_bound("allreduce", ring, size, slow, 80)
+    assert (bound.slots_at_bound, bound.decided_by) == (7, "two_ends")
+    hops = 2 * 1024 * two_slot_progress(112, 80, 128)
+    assert hops > antipodal_chain_hops(1024, 80, np.array([7]))[0]
+    p = size * hops / (2 * 1024 * 64)
+    assert bound.bound_s == pytest.approx(7 * 1e-3 + p * BYTE_S + CYCLE_S * max(7, p / 32))
+    assert achievable_bound("alltoall", ring, size, HW, 80).decided_by == "link_capacity"
+    rtb = achievable_bound("allreduce", ring, size, HW, 80, reduce_then_broadcast=True)
+    assert rtb.decided_by == "two_trees"
+    assert set(FACTS) >= {"receive", "link_capacity", "distance", "tree", "far_chains",
+                          "two_ends", "two_trees"}
+
+
+def test_two_slot_progress_by_hand() -> None:
+    """g(delta) of Fact 3e. delta = 32, H = 80, fan 128: y with the 6 nodes behind it and the
+    5 ahead, its final lightpath 32 + 5 hops: (21 + 15 + 37) / 12. delta = 100 > H: the
+    final lightpath has 80 hops and its members are 20 or more behind: 13 of them,
+    (80 + 20 + ... + 32) / 13. delta = 2, H = 1: each node's own 1-hop lightpath and one
+    node passing its contribution on: 2. No slot-1 receptions (fan 0): delta each."""
+    assert two_slot_progress(32, 80, 128) == pytest.approx(73 / 12)
+    assert two_slot_progress(100, 80, 128) == pytest.approx((80 + sum(range(20, 33))) / 13)
+    assert two_slot_progress(2, 1, 8) == pytest.approx(2)
+    assert two_slot_progress(32, 80, 0) == pytest.approx(32)
+    assert two_slot_progress(0, 80, 128) == 0 and two_slot_progress(-5, 80, 128) == 0
+    # a fan of 4 caps the group at y and 4 others: 0, 1, 1, 2, 2 plus a final of 32 + 2
+    assert two_slot_progress(32, 80, 4) == pytest.approx((6 + 34) / 5)
+
+
+def _two_slot_progress_within(nodes: int, hops: int, delta: int, fan: int, budget: int) -> bool:
+    """By CP-SAT, whether some set of lightpaths in two slots on the ring (at most `hops`
+    hops, each slot-1 lightpath carrying its sender's contribution, each slot-2 lightpath
+    all its sender holds, at most `fan` slot-1 receptions per node) of at most `budget` hops
+    in all leaves every contribution held at least `delta` hops from its node."""
+    from ortools.sat.python import cp_model
+
+    model = cp_model.CpModel()
+    offsets = [o for o in range(-hops, hops + 1) if o]
+    lit = {
+        (s, y, o): model.new_bool_var(f"x{s}_{y}_{o}")
+        for s in (1, 2) for y in range(nodes) for o in offsets
+    }  # fmt: skip
+
+    def far(u: int, x: int) -> bool:
+        d = (x - u) % nodes
+        return min(d, nodes - d) >= delta
+
+    for y in range(nodes):
+        model.add(sum(lit[1, (y - o) % nodes, o] for o in offsets) <= fan)
+    for u in range(nodes):
+        ways = [lit[1, u, o] for o in offsets if far(u, u + o)]
+        for y in range(nodes):
+            into_y = [lit[1, u, o] for o in offsets if (u + o) % nodes == y]
+            if y != u and not into_y:
+                continue  # y cannot hold u's contribution after slot 1
+            for o in offsets:
+                if far(u, y + o):
+                    both = model.new_bool_var("")
+                    model.add_implication(both, lit[2, y, o])
+                    if y != u:
+                        model.add_bool_or([~both, *into_y])
+                    ways.append(both)
+        model.add_bool_or(ways)
+    model.add(sum(abs(o) * v for (_, _, o), v in lit.items()) <= budget)
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = 60
+    solver.parameters.num_workers = 2
+    status = solver.solve(model)
+    assert status in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE)
+    return bool(status != cp_model.INFEASIBLE)
+
+
+@pytest.mark.parametrize(
+    ("nodes", "hops", "delta", "fan", "gap"),
+    [(6, 1, 2, 2, 0), (6, 2, 3, 2, 3), (8, 2, 3, 1, 0), (8, 2, 4, 2, 0), (8, 3, 2, 3, 0),
+     (12, 1, 2, 2, 0)],
+)  # fmt: skip
+def test_two_slot_progress_bounds_every_two_slot_schedule(
+    nodes: int, hops: int, delta: int, fan: int, gap: int
+) -> None:
+    """Fact 3e's argument checked whole on small rings by CP-SAT: no two slots of
+    lightpaths carry every contribution delta hops from home in fewer than N g(delta) hops,
+    and `gap` hops more suffice (the least, found by the same search: on 5 of these 6 rings
+    the bound is met exactly; N = 6, H = 2 needs 18 against 15, its groups overlap)."""
+    floor = math.ceil(nodes * two_slot_progress(delta, hops, fan) - 1e-9)
+    assert not _two_slot_progress_within(nodes, hops, delta, fan, floor - 1)
+    assert _two_slot_progress_within(nodes, hops, delta, fan, floor + gap)
+    if gap:
+        assert not _two_slot_progress_within(nodes, hops, delta, fan, floor + gap - 1)
 
 
 def _allreduce_schedules(nodes: int) -> list[tuple[str, object]]:
@@ -421,7 +526,7 @@ def test_allreduce_schedules_keep_to_the_chain_bound(nodes: int) -> None:
 
     far = nodes // 2
     offsets = sorted({far % nodes, (-far) % nodes})
-    reached = 0
+    reached = ends_reached = 0
     for name, schedule in _allreduce_schedules(nodes):
         check = chain_check(schedule)  # type: ignore[arg-type]
         slots = np.array([check.slots])
@@ -429,7 +534,14 @@ def test_allreduce_schedules_keep_to_the_chain_bound(nodes: int) -> None:
         floor = antipodal_chain_hops(nodes, check.longest, slots)[0]
         assert check.least_hops >= floor * (1 - 1e-12), name
         reached += check.least_hops == pytest.approx(floor)
+        ends = end_check(schedule)  # type: ignore[arg-type]
+        at_ends = end_slot_hops(
+            nodes, ends.longest, np.array([ends.slots]), ends.fan_in, ends.fan_out
+        )[0]
+        assert ends.least_ends >= at_ends * (1 - 1e-12), name
+        ends_reached += at_ends > 0
     assert nodes < 16 or reached >= 1
+    assert nodes < 8 or ends_reached >= 1
 
 
 @pytest.mark.parametrize(

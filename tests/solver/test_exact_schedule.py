@@ -6,7 +6,7 @@ that fits the same model, and agree with exhaustive search on the tiniest rings.
 import numpy as np
 import pytest
 
-from models.achievable import achievable_bound, antipodal_chain_hops
+from models.achievable import achievable_bound, antipodal_chain_hops, end_slot_hops
 from models.algorithms.alltoall import TunableRadixAllToAll
 from models.algorithms.catalog import get_algorithm
 from models.dataflow import simulate
@@ -19,7 +19,7 @@ from solver.exact_schedule import ExactSchedule, arc_links, solve_exact_schedule
 from solver.outcome import SolveOptions
 from solver.plan import plan_algorithm
 from solver.validator import validate
-from tests.models.chains import chain_check
+from tests.models.chains import chain_check, end_check
 from tests.solver.brute_schedules import min_slots
 
 COLLECTIVES = ("allgather", "alltoall", "allreduce")
@@ -70,10 +70,15 @@ def test_small_rings_are_solved_to_optimality_and_certified(
         bound = achievable_bound(collective, ring, size, HW)
         assert bound.bound_s <= exact_time_s(result, size)
         assert bound.slots <= result.slot_count
-    if collective == "allreduce":  # Fact 3d on the optimum's own data flow
+    if collective == "allreduce":  # Facts 3d and 3e on the optimum's own data flow
         check = chain_check(result.schedule())
         chain = antipodal_chain_hops(nodes, check.longest, np.array([check.slots]))[0]
         assert check.least_hops >= chain * (1 - 1e-12)
+        ends = end_check(result.schedule())
+        at_ends = end_slot_hops(
+            nodes, ends.longest, np.array([ends.slots]), ends.fan_in, ends.fan_out
+        )[0]
+        assert ends.least_ends >= at_ends * (1 - 1e-12)
 
 
 @pytest.mark.parametrize("collective", COLLECTIVES)
