@@ -371,7 +371,12 @@ def two_slot_progress(delta: int, hop_limit: int, fan: int) -> float:
     if delta <= 0:
         return 0.0
     best = np.inf
-    for h in range(max(1, delta - hop_limit), hop_limit + 1):
+    # Longer than delta + fan / 2 only adds hops (the fan is full of offsets on both sides by
+    # then), and every member of an h < delta group pays delta - h at least: h from the top
+    # down, stopping where delta - h alone reaches the best ratio found.
+    for h in range(min(hop_limit, delta + -(-fan // 2)), max(1, delta - hop_limit) - 1, -1):
+        if delta - h >= best:
+            break
         near = min(max(0, h - delta), hop_limit)  # |j| <= near may be on either side
         lowest = max(0, delta - h)  # least offset behind
         costs = np.concatenate(

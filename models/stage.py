@@ -171,10 +171,12 @@ class Reduction(StrEnum):
     SET = "set"  # the receiver's register becomes the (partial) sum sent: a running window
 
 
-REGISTERS = 3
+REGISTERS = 6
 """Partial sums one node keeps per all-reduce chunk: register 0 is the accumulator (the node's
 own contribution at the start, the complete sum at the end); 1 and 2 are scratch (a sweep's
-left and right windows). A datum sent is the sum of registers named by `StageFlow.reads`."""
+left and right windows); 3 to 5 are a virtual position's 0 to 2 when the node also plays one
+(`models.synthesis.Padding`; they start empty). A datum sent is the sum of registers named by
+`StageFlow.reads`."""
 
 
 @dataclass(frozen=True, eq=False)

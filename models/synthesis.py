@@ -64,6 +64,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+import numpy.typing as npt
 
 from models.algorithms.base import Algorithm, Collective, Params, ParamSpec, int_param
 from models.closed_forms import ClosedForm, Formula
@@ -73,6 +74,107 @@ from models.stage import IntArray, Reduction, Schedule, Stage, StageFlow, frozen
 
 def _none(*_: int) -> None:
     return None
+
+
+PADDING_LIMIT = 8
+"""A shape may have N' = prod(radices) positions for N <= N' <= N + N // PADDING_LIMIT nodes."""
+
+
+@dataclass(frozen=True)
+class Padding:
+    """N' positions on N nodes: the N' - N virtual positions are spread evenly, none at 0 and
+    no two adjacent, and each is played by the node before it (`host`); the real positions are
+    the nodes in ring order. A lightpath between positions runs between their hosts the same
+    way round, over no more links (a virtual position adds none), so the shape's hop limit
+    and every link's load carry over; a virtual position's transfers to or from its own host
+    need no lightpath."""
+
+    positions: int
+    virtual: npt.NDArray[np.bool_]  # per position: played by the node before it
+    host: IntArray  # per position: its ring node
+
+
+def padding(nodes: int, positions: int) -> Padding:
+    extra = positions - nodes
+    virtual = np.zeros(positions, dtype=bool)
+    if extra:
+        virtual[(np.arange(1, extra + 1) * positions) // extra - 1] = True
+    host = np.cumsum(~virtual) - 1
+    virtual.flags.writeable = False
+    return Padding(positions, virtual, frozen(host))
+
+
+def padded_sizes(nodes: int) -> list[int]:
+    """The position counts a shape search tries: N, and the least power of two and the least
+    2^a 3^b above N when within N + N // PADDING_LIMIT (a prime N has one shape of N
+    positions, a single level; 1021 nodes run 1024's shapes with 3 virtual positions)."""
+    out = [nodes]
+    smooth = min(2**a * 3**b for a in range(nodes.bit_length() + 1)
+                 for b in range(nodes.bit_length()) if 2**a * 3**b >= nodes)
+    for size in (1 << (nodes - 1).bit_length(), smooth):
+        if nodes < size <= nodes + nodes // PADDING_LIMIT and size not in out:
+            out.append(size)
+    return out
+
+
+def _stage_on_nodes(stage: Stage, pad: Padding, nodes: int) -> Stage:
+    """A stage of the positions as the nodes' demands: hosts, same directions and counts,
+    none between a node and itself."""
+    s, d = pad.host[stage.sources], pad.host[stage.destinations]
+    remote = s != d
+    return Stage.from_demands(
+        nodes, s[remote], d[remote], stage.counts[remote], stage.allowed[remote], stage.label,
+        stage.pieces,
+    )
+
+
+VIRTUAL_REGISTERS = 3
+"""All-reduce: a virtual position keeps its partial sums in its host's registers 3 to 5 (its
+own 0 to 2), which start empty: it has no contribution."""
+
+
+def _flow_on_nodes(
+    flow: StageFlow, pad: Padding, collective: str, pieces: int, nodes: int
+) -> StageFlow:
+    """A flow of the positions as the nodes': senders and receivers their hosts. All-reduce:
+    every transfer kept (one between a node and its virtual position is a move between
+    registers), a virtual position's registers shifted by VIRTUAL_REGISTERS. All-gather and
+    all-to-all: the data of virtual positions (they have none) dropped, the rest renamed by
+    node, and transfers within a node dropped (the node holds the datum already)."""
+    hs, hr = pad.host[flow.senders], pad.host[flow.receivers]
+    if collective == "allreduce":
+        reads = np.left_shift(
+            np.ones(len(hs), dtype=np.int64) if flow.reads is None else flow.reads,
+            VIRTUAL_REGISTERS * pad.virtual[flow.senders],
+        )
+        writes = (0 if flow.writes is None else flow.writes) + (
+            VIRTUAL_REGISTERS * pad.virtual[flow.receivers]
+        )
+        return StageFlow.of(
+            hs, hr, flow.data, flow.reduction, flow.label, flow.bundle, flow.copies, reads, writes
+        )
+    datum, piece = np.divmod(flow.data, pieces)
+    if collective == "allgather":
+        keep = ~pad.virtual[datum] & (hs != hr)
+        data = pad.host[datum] * pieces + piece
+    else:
+        source, target = np.divmod(datum, pad.positions)
+        keep = ~pad.virtual[source] & ~pad.virtual[target] & (hs != hr)
+        data = (pad.host[source] * nodes + pad.host[target]) * pieces + piece
+    return StageFlow.of(hs[keep], hr[keep], data[keep], flow.reduction, flow.label, flow.bundle)
+
+
+def _schedule_on_nodes(schedule: Schedule, pad: Padding, nodes: int) -> Schedule:
+    """The schedule of the positions run on the nodes (`_flow_on_nodes`, stage by stage)."""
+    collective, q = str(schedule.collective), schedule.pieces
+    flows = tuple(_flow_on_nodes(flow, pad, collective, q, nodes) for flow in schedule.flows)
+    count = {
+        "allreduce": schedule.data_count,  # the vector cut into N' chunks
+        "allgather": nodes * q,
+        "alltoall": nodes * nodes * q,
+    }[collective]
+    return Schedule(collective, nodes, frozen(np.arange(nodes, dtype=np.int64)), count, flows,
+                    pieces=q)
 
 
 @dataclass(frozen=True)
@@ -196,13 +298,16 @@ class _Synthesized(Algorithm):
     )
     from_paper: ClassVar[bool] = False
 
+    padded: ClassVar[bool] = True  # may run a shape of more positions than nodes (`Padding`)
+
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
         out = dict(given)
         out.setdefault("radices", (ring.nodes,))
         radices = out["radices"]
         assert isinstance(radices, tuple)
-        top = ring.nodes // radices[-1] if radices and math.prod(radices) == ring.nodes else 1
-        out.setdefault("pieces", max(1, ring.channels_per_direction // top))
+        positions = math.prod(radices) if radices else 0
+        top = positions // radices[-1] if ring.nodes <= positions else 1
+        out.setdefault("pieces", max(1, ring.channels_per_direction // max(1, top)))
         return out
 
     def refusal(self, ring: Ring, params: Params) -> str | None:
@@ -210,9 +315,20 @@ class _Synthesized(Algorithm):
         assert isinstance(radices, tuple)
         if any(k < 2 for k in radices):
             return "every radix must be at least 2"
-        if math.prod(radices) != ring.nodes:
-            return f"the radices' product is {math.prod(radices)}, not N = {ring.nodes}"
-        top = ring.nodes // radices[-1]
+        positions, n = math.prod(radices), ring.nodes
+        if not self.padded and positions != n:
+            return (
+                f"the radices' product is {positions}, not N = {n} (a reduce-scatter leaves "
+                "chunk i at node i: no virtual positions)"
+            )
+        if positions < n:
+            return f"the radices' product is {positions}, less than N = {n}"
+        if positions > n + n // PADDING_LIMIT:
+            return (
+                f"the radices' product is {positions}: at most N + N // {PADDING_LIMIT} = "
+                f"{n + n // PADDING_LIMIT} positions (virtual ones played by their neighbours)"
+            )
+        top = positions // radices[-1]
         if self.hop_limit is not None and self.hop_limit < 1:
             return "with these optics not even a one-hop lightpath can be reliable"
         if self.hop_limit is not None and top > self.hop_limit:
@@ -224,12 +340,55 @@ class _Synthesized(Algorithm):
         return None
 
     def shape_candidates(self, ring: Ring) -> Iterator[Params]:
-        for radices in multiplicative_partitions(ring.nodes):
-            if self.hop_limit is None or ring.nodes // radices[-1] <= self.hop_limit:
-                yield {"radices": radices}
+        """Every factorisation of N and, when padding is allowed, of the `padded_sizes`
+        above it, whose top level keeps to the hop limit."""
+        for positions in padded_sizes(ring.nodes) if self.padded else [ring.nodes]:
+            for radices in multiplicative_partitions(positions):
+                if self.hop_limit is None or positions // radices[-1] <= self.hop_limit:
+                    yield {"radices": radices}
 
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
         return []
+
+    def positions(self, params: Params) -> int:
+        """N' = prod(radices): the ring the shape is built on (N' - N positions virtual)."""
+        radices = params["radices"]
+        assert isinstance(radices, tuple)
+        return math.prod(radices)
+
+    def _virtual(self, ring: Ring, params: Params) -> Ring:
+        """The ring of the shape's positions: `ring` itself unless the shape is padded."""
+        positions = self.positions(params)
+        if positions == ring.nodes:
+            return ring
+        return Ring(positions, ring.fibers_per_direction, ring.wavelengths_per_fiber)
+
+    def stages(self, ring: Ring, params: Params) -> list[Stage]:
+        virtual = self._virtual(ring, params)
+        out = self._stages(virtual, params)
+        if virtual is ring:
+            return out
+        pad = padding(ring.nodes, virtual.nodes)
+        return [_stage_on_nodes(stage, pad, ring.nodes) for stage in out]
+
+    def schedule(self, ring: Ring, params: Params) -> Schedule:
+        virtual = self._virtual(ring, params)
+        out = self._schedule(virtual, params)
+        if virtual is ring:
+            return out
+        return _schedule_on_nodes(out, padding(ring.nodes, virtual.nodes), ring.nodes)
+
+    def stage_count(self, ring: Ring, params: Params) -> int:
+        return self._stage_count(self._virtual(ring, params), params)
+
+    def _stages(self, ring: Ring, params: Params) -> list[Stage]:
+        raise NotImplementedError
+
+    def _schedule(self, ring: Ring, params: Params) -> Schedule:
+        raise NotImplementedError
+
+    def _stage_count(self, ring: Ring, params: Params) -> int:
+        raise NotImplementedError
 
 
 @dataclass(eq=False)
@@ -268,7 +427,7 @@ class _Windowed(_Synthesized):
                 f"direct = {direct} levels, but the shape has only {len(radices)}; "
                 f"use direct <= {len(radices)}"
             )
-        found = levels(ring, radices, 1, direct)
+        found = levels(self._virtual(ring, params), radices, 1, direct)
         fits = _direct_levels_within(found, self.hop_limit)
         if fits < direct:
             level = found[fits]
@@ -288,7 +447,10 @@ class _Windowed(_Synthesized):
         for raw in super().shape_candidates(ring):
             radices = raw["radices"]
             assert isinstance(radices, tuple)
-            fits = _direct_levels_within(levels(ring, radices, 1, len(radices)), self.hop_limit)
+            virtual = self._virtual(ring, raw)
+            fits = _direct_levels_within(
+                levels(virtual, radices, 1, len(radices)), self.hop_limit
+            )
             for direct in range(fits + 1):
                 if direct and radices[direct - 1] <= 3:
                     continue
@@ -324,7 +486,7 @@ class _Windowed(_Synthesized):
             level.per_lightpath,
         )
 
-    def stage_count(self, ring: Ring, params: Params) -> int:
+    def _stage_count(self, ring: Ring, params: Params) -> int:
         """Every level once (all-gather, reduce-scatter); the all-reduce runs them twice."""
         return sum(level.steps for level in self._levels(ring, params))
 
@@ -443,13 +605,13 @@ class SynthAllGather(_Windowed):
     def data_per_message(self, ring: Ring, params: Params) -> int:
         return int_param(params, "pieces")
 
-    def stages(self, ring: Ring, params: Params) -> list[Stage]:
+    def _stages(self, ring: Ring, params: Params) -> list[Stage]:
         out: list[Stage] = []
         for i, level in reversed(list(enumerate(self._levels(ring, params)))):
             out += self._level_stages(ring, level, f"all-gather level {i + 1}")
         return out
 
-    def schedule(self, ring: Ring, params: Params) -> Schedule:
+    def _schedule(self, ring: Ring, params: Params) -> Schedule:
         n, q = ring.nodes, int_param(params, "pieces")
         flows = _gather_flows(ring, self._levels(ring, params), q, Reduction.NONE)
         nodes = frozen(np.arange(n, dtype=np.int64))
@@ -548,8 +710,9 @@ class SynthAllReduce(_Windowed):
             yield {**raw, "sweep": 1}
 
     def data_per_message(self, ring: Ring, params: Params) -> int:
-        """The vector is cut into N chunks (chunk c ends reduced at node c), each into pieces."""
-        return ring.nodes * int_param(params, "pieces")
+        """The vector is cut into N' chunks (chunk c ends reduced at position c), each into
+        pieces (N' = N unless the shape is padded)."""
+        return self.positions(params) * int_param(params, "pieces")
 
     def _phases(self, ring: Ring, params: Params) -> tuple[list[Level], Level | None]:
         """The levels reduced and gathered, bottom first, and the swept top level (or None)."""
@@ -558,7 +721,7 @@ class SynthAllReduce(_Windowed):
             return found[:-1], found[-1]
         return found, None
 
-    def stages(self, ring: Ring, params: Params) -> list[Stage]:
+    def _stages(self, ring: Ring, params: Params) -> list[Stage]:
         paired, swept = self._phases(ring, params)
         out: list[Stage] = []
         for i, level in enumerate(paired):
@@ -569,11 +732,11 @@ class SynthAllReduce(_Windowed):
             out += self._level_stages(ring, level, f"all-gather level {i + 1}")
         return out
 
-    def stage_count(self, ring: Ring, params: Params) -> int:
+    def _stage_count(self, ring: Ring, params: Params) -> int:
         paired, swept = self._phases(ring, params)
         return 2 * sum(level.steps for level in paired) + (swept.steps if swept else 0)
 
-    def schedule(self, ring: Ring, params: Params) -> Schedule:
+    def _schedule(self, ring: Ring, params: Params) -> Schedule:
         n, q = ring.nodes, int_param(params, "pieces")
         nodes = np.arange(n, dtype=np.int64)
         paired, swept = self._phases(ring, params)
@@ -617,18 +780,19 @@ class SynthReduceScatter(_Windowed):
 
     collective: ClassVar[Collective] = Collective.REDUCESCATTER
     name: ClassVar[str] = "synth"
+    padded: ClassVar[bool] = False  # chunk i ends at node i: N chunks, no virtual positions
 
     def data_per_message(self, ring: Ring, params: Params) -> int:
         """The vector is cut into N chunks (chunk c ends reduced at node c), each into pieces."""
         return ring.nodes * int_param(params, "pieces")
 
-    def stages(self, ring: Ring, params: Params) -> list[Stage]:
+    def _stages(self, ring: Ring, params: Params) -> list[Stage]:
         out: list[Stage] = []
         for i, level in enumerate(self._levels(ring, params)):
             out += self._level_stages(ring, level, f"reduce-scatter level {i + 1}")
         return out
 
-    def schedule(self, ring: Ring, params: Params) -> Schedule:
+    def _schedule(self, ring: Ring, params: Params) -> Schedule:
         n, q = ring.nodes, int_param(params, "pieces")
         flows = _reduce_flows(ring, self._levels(ring, params), q)
         nodes = frozen(np.arange(n, dtype=np.int64))
@@ -691,7 +855,7 @@ class SynthAllToAll(_Synthesized):
                             int((column <= -t).sum())))
         return [m for m in out if m[2] or m[3]]
 
-    def stages(self, ring: Ring, params: Params) -> list[Stage]:
+    def _stages(self, ring: Ring, params: Params) -> list[Stage]:
         n, q = ring.nodes, int_param(params, "pieces")
         channels = ring.channels_per_direction
         nodes = np.arange(n, dtype=np.int64)
@@ -713,10 +877,10 @@ class SynthAllToAll(_Synthesized):
                                           f"all-to-all level {i + 1}", per))
         return out
 
-    def stage_count(self, ring: Ring, params: Params) -> int:
+    def _stage_count(self, ring: Ring, params: Params) -> int:
         return len(self._moves(ring, params))
 
-    def schedule(self, ring: Ring, params: Params) -> Schedule:
+    def _schedule(self, ring: Ring, params: Params) -> Schedule:
         """Block by block: block s N + d (piece j: (s N + d) q + j) moves by its digits."""
         n, q = ring.nodes, int_param(params, "pieces")
         flows = tuple(self.flows(ring, params))

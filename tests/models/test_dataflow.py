@@ -289,7 +289,7 @@ def test_double_counting_through_a_register_is_caught() -> None:
         simulate(Schedule("allreduce", 3, np.arange(3), 1, flows))
 
 
-@pytest.mark.parametrize(("reads", "writes"), [(0, None), (8, None), (None, 3), (None, -1)])
+@pytest.mark.parametrize(("reads", "writes"), [(0, None), (64, None), (None, 6), (None, -1)])
 def test_registers_out_of_range_are_refused(reads: int | None, writes: int | None) -> None:
     from models.errors import InvalidInputError
     from models.stage import Reduction

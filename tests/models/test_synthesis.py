@@ -20,9 +20,22 @@ from models.synthesis import (
     balanced_digits,
     levels,
     multiplicative_partitions,
+    padded_sizes,
 )
 
 FAMILIES = (SynthAllGather, SynthAllReduce, SynthReduceScatter, SynthAllToAll)
+
+
+PADDED_SAMPLES = (17, 31, 47, 61)  # padded to 18, 32, 48 and 64 positions
+
+
+def shapes(family: type, nodes: int) -> list[tuple[int, ...]]:
+    """Every factorisation the family's search may try: of N, and on the sample rings of the
+    padded sizes above it where the family pads (all but reduce-scatter; every N in 57..63
+    pads to 64, so all of them would run 64's shapes seven times over)."""
+    padded = family.padded and nodes in PADDED_SAMPLES  # type: ignore[attr-defined]
+    sizes = padded_sizes(nodes) if padded else [nodes]
+    return [radices for size in sizes for radices in multiplicative_partitions(size)]
 
 
 def demands(stage: Stage) -> list[tuple[int, int, int]]:
@@ -49,6 +62,9 @@ def check(
     simulate(schedule)
     direct_stages = algorithm.stages(ring, params)
     assert len(direct_stages) == algorithm.stage_count(ring, params) == schedule.stage_count
+    if math.prod(radices) > ring.nodes:  # padded: the hosts' lightpaths, at least the data's
+        check_padded(algorithm, ring, params, direct_stages, schedule.stages())
+        return
     shifts = expected_shifts(algorithm, ring, params)
     for i, (mine, theirs) in enumerate(zip(direct_stages, schedule.stages(), strict=True)):
         assert demands(mine) == demands(theirs)
@@ -65,6 +81,34 @@ def check(
             assert sorted(set(hops[mine.allowed == way].tolist())) == [
                 m * stride for m in range(1, steps + 1)
             ]
+
+
+def check_padded(
+    algorithm: Algorithm, ring: Ring, params: dict[str, object], mine: list[Stage],
+    theirs: list[Stage],
+) -> None:
+    """A padded shape's stages (its positions' stages on their hosts) hold every lightpath its
+    data flow needs (a virtual position's empty bundles may add some), the same way round and
+    no longer than the positions' own lightpaths, none between a node and itself."""
+    virtual = Ring(math.prod(params["radices"]), 1, ring.wavelengths_per_fiber)  # type: ignore[arg-type]
+    ideal = algorithm._stages(virtual, params)  # type: ignore[attr-defined]
+    for stage, needed, model in zip(mine, theirs, ideal, strict=True):
+        have = {(s, d): k for s, d, k in demands(stage)}
+        for s, d, k in demands(needed):
+            assert have.get((s, d), 0) >= k, (stage.label, s, d)
+        assert stage.pieces == needed.pieces == model.pieces
+        assert stage.unit_lightpaths <= model.unit_lightpaths
+        for way in (Direction.CW, Direction.CCW):
+            mine_hops = _arcs(stage, ring.nodes, way)
+            assert (mine_hops >= 1).all()
+            assert mine_hops.max(initial=0) <= _arcs(model, virtual.nodes, way).max(initial=0)
+
+
+def _arcs(stage: Stage, nodes: int, way: int) -> np.ndarray:
+    """Hops of the stage's demands pinned to `way`."""
+    cw = (stage.destinations - stage.sources) % nodes
+    arcs = np.where(stage.allowed == Direction.CW, cw, (nodes - cw) % nodes)
+    return arcs[stage.allowed == way]  # type: ignore[no-any-return]
 
 
 def expected_shifts(
@@ -104,7 +148,7 @@ def expected_shifts(
 @pytest.mark.parametrize("nodes", range(2, 65))
 def test_every_shape_delivers_on_small_rings(family: type, nodes: int) -> None:
     ring = Ring(nodes, 1, 4)
-    for radices in multiplicative_partitions(nodes):
+    for radices in shapes(family, nodes):
         check(family(), ring, radices, None)
 
 
@@ -132,6 +176,52 @@ def test_paper_scale_shapes_deliver(family: type, nodes: int, radices: tuple[int
     check(family(), Ring(nodes, 1, 64), radices, 1)
 
 
+@pytest.mark.parametrize(
+    ("family", "nodes", "radices", "direct", "sweep"),
+    [
+        (SynthAllGather, 1021, (32, 32), 0, None),
+        (SynthAllGather, 1000, (4, 4, 4, 16), 3, None),
+        (SynthAllReduce, 1021, (8, 8, 16), 2, 1),  # the search's pick at w = 64, 4 MiB
+        (SynthAllReduce, 1000, (4, 4, 4, 16), 3, 0),
+        (SynthAllGather, 4093, (64, 64), 0, None),
+        (SynthAllToAll, 1021, (4, 8, 32), None, None),
+    ],
+)
+def test_padded_shapes_deliver_at_scale(
+    family: type, nodes: int, radices: tuple[int, ...], direct: int | None, sweep: int | None
+) -> None:
+    """A prime or unsmooth N runs the shapes of the power of two above it, its virtual
+    positions played by their neighbours (`models.synthesis.Padding`)."""
+    check(family(), Ring(nodes, 1, 64), radices, 1, direct, sweep)
+
+
+def test_padding_spreads_virtual_positions_and_keeps_every_node() -> None:
+    """N' - N virtual positions, none at 0 or next to another, each hosted by the node before
+    it; the real positions are the nodes in order."""
+    from models.synthesis import padding
+
+    for nodes, positions in [(1021, 1024), (1000, 1024), (61, 64), (17, 18)]:
+        pad = padding(nodes, positions)
+        assert int(pad.virtual.sum()) == positions - nodes and not pad.virtual[0]
+        assert not (pad.virtual[1:] & pad.virtual[:-1]).any()
+        assert (pad.host[~pad.virtual] == np.arange(nodes)).all()
+        where = np.flatnonzero(pad.virtual)
+        assert (pad.host[where] == pad.host[where - 1]).all()
+    assert padded_sizes(1024) == [1024] and padded_sizes(1021) == [1021, 1024]
+    assert padded_sizes(1000) == [1000, 1024] and padded_sizes(700) == [700, 729]
+    assert padded_sizes(7) == [7]  # N // 8 = 0: no room for a virtual position
+
+
+def test_reduce_scatter_is_never_padded() -> None:
+    """Chunk i of a reduce-scatter ends at node i: N chunks, so no virtual positions."""
+    with pytest.raises(AlgorithmRefusedError, match="no virtual positions"):
+        SynthReduceScatter().resolve(Ring(1021, 1, 64), {"radices": (8, 8, 16)})
+    assert all(
+        math.prod(raw["radices"]) == 31  # type: ignore[arg-type]
+        for raw in SynthReduceScatter().shape_candidates(Ring(31, 1, 4))
+    )
+
+
 WINDOWED = FAMILIES[:3]  # all-gather, all-reduce, reduce-scatter: the ones with direct levels
 
 
@@ -144,7 +234,7 @@ def test_every_direct_variant_delivers_on_small_rings(
     """Every shape with every number of direct levels (1..L); 16 channels give the direct
     levels several lightpaths per partner (C // (s a (a + 1) / 2)), 4 mostly one."""
     ring = Ring(nodes, 1, wavelengths)
-    for radices in multiplicative_partitions(nodes):
+    for radices in shapes(family, nodes):
         for direct in range(1, len(radices) + 1):
             check(family(), ring, radices, None, direct)
 
@@ -176,7 +266,7 @@ def test_every_sweep_delivers_on_small_rings(wavelengths: int, nodes: int) -> No
     of direct levels: the data-flow simulator finds each chunk's N contributions once at
     every node."""
     ring = Ring(nodes, 1, wavelengths)
-    for radices in multiplicative_partitions(nodes):
+    for radices in shapes(SynthAllReduce, nodes):
         for direct in range(len(radices) + 1):
             check(SynthAllReduce(), ring, radices, None, direct, sweep=1)
 
@@ -317,9 +407,11 @@ def test_alltoall_has_no_direct_levels() -> None:
     assert all("direct" not in raw for raw in SynthAllToAll().shape_candidates(ring))
 
 
-def test_radices_must_multiply_to_n() -> None:
-    with pytest.raises(AlgorithmRefusedError, match="product"):
+def test_radices_must_cover_n_within_the_padding() -> None:
+    with pytest.raises(AlgorithmRefusedError, match="less than N = 12"):
         SynthAllReduce().resolve(Ring(12), {"radices": (2, 2)})
+    with pytest.raises(AlgorithmRefusedError, match="at most N \\+ N // 8 = 1023"):
+        SynthAllReduce().resolve(Ring(910), {"radices": (32, 32)})
 
 
 @pytest.mark.parametrize("nodes", [12, 64, 360, 4096])
