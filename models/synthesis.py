@@ -3,7 +3,8 @@
 No paper proposes these; rwaopt measures them against the achievable bound
 (`models.achievable`, docs/achievable.md). The family is a hierarchy of sliding-window rings:
 
-- the shape is a list of radices k_1, ..., k_L whose product is N; level i has stride
+- the shape is a list of radices k_1, ..., k_L whose product is N (or a little more, below:
+  padding); level i has stride
   s_i = k_1 ... k_{i-1} (s_1 = 1) and window k_i;
 - at a pipeline level i a node v exchanges only with v +- s_i (lightpaths of s_i hops, one
   direction each: CW to v + s_i, CCW to v - s_i), so every lightpath keeps to the hop limit
@@ -54,6 +55,25 @@ vector instead of one chunk: it wins where reconfigurations dominate (4 MiB), an
 outside the reduce-then-broadcast class whose slot bound is 2 ceil(floor(N/2) / H)
 (docs/achievable.md): at N = 4096, 80 hops, 4x4x4x64 swept takes 38 slots, the class 52. A
 direct top level swept is one slot: every member sends its class vector to all the others.
+
+**Padding** (all-gather, all-reduce, all-to-all). A prime N has one factorisation, N itself: a
+single level, N / 2 slots (the all-reduce of 1021 nodes took 19.7 ms at 4 MiB against 0.463 ms
+at 1024). A shape may instead have N' = prod(radices) positions, N < N' <= N + N // 8
+(`PADDING_LIMIT`): the N' - N virtual positions are spread evenly, none adjacent, and each is
+played by the node before it (`Padding`). Positions' lightpaths run between their hosts the
+same way round over no more links (a virtual position adds no link), so the hop limit and
+every link's load carry over, and one between a node and the position it also plays is no
+lightpath at all. Data: a virtual position holds no item, block or contribution; in an
+all-reduce it keeps its partial sums in its host's registers 3 to 5 (`VIRTUAL_REGISTERS`),
+which start empty, so the data-flow simulator checks it like any other endpoint. The search
+tries N and the least power of two and 2^a 3^b within the limit (`padded_sizes`): 1021 nodes
+run 1024's shapes with 3 virtual positions (all-reduce 0.463 ms, 43x faster;
+docs/bench-padding.md). The stages are no longer translation-invariant, so the RWA may need
+more channels than the load: 8 x 8 x 16 at 1021 coloured its direct level at stride 8 with 71
+channels for a load of 64 (two steps) until the virtual positions were moved to the ends of
+blocks of twice that stride (`_Windowed._align`), where it colours at 64 and takes what 1024
+takes; at 4093, 8 x 8 x 64 still needs 66. Reduce-scatter is not padded: its chunk i ends at
+node i.
 """
 
 from __future__ import annotations
@@ -94,11 +114,19 @@ class Padding:
     host: IntArray  # per position: its ring node
 
 
-def padding(nodes: int, positions: int) -> Padding:
+def padding(nodes: int, positions: int, align: int = 1) -> Padding:
+    """Virtual positions at the evenly spread (j + 1) N' / (N' - N) - 1, each moved down to
+    the last position of a block of `align` when that keeps them apart (else unaligned)."""
     extra = positions - nodes
     virtual = np.zeros(positions, dtype=bool)
     if extra:
-        virtual[(np.arange(1, extra + 1) * positions) // extra - 1] = True
+        spread = (np.arange(1, extra + 1) * positions) // extra
+        for step in (align, 1):
+            spots = (spread // step) * step - 1
+            gaps = np.diff(np.concatenate([[-1], spots, [positions]]))
+            if spots[0] >= 1 and (gaps[1:-1] >= 2).all() and gaps[-1] >= 1:
+                break
+        virtual[spots] = True
     host = np.cumsum(~virtual) - 1
     virtual.flags.writeable = False
     return Padding(positions, virtual, frozen(host))
@@ -277,8 +305,10 @@ class _Synthesized(Algorithm):
     params: ClassVar[tuple[ParamSpec, ...]] = (
         ParamSpec(
             "radices",
-            "window per level, bottom (stride 1) first; their product is N; level i's "
-            "lightpaths have k_1 ... k_{i-1} hops",
+            "window per level, bottom (stride 1) first; their product N' is N, or up to "
+            "N + N // 8 for all-gather, all-reduce and all-to-all (N' - N virtual positions, "
+            "each played by the node before it); level i's lightpaths have at most "
+            "k_1 ... k_{i-1} hops",
             1,
             None,
             default_rule="N (one level: the bidirectional ring, striped over the channels)",
@@ -368,7 +398,7 @@ class _Synthesized(Algorithm):
         out = self._stages(virtual, params)
         if virtual is ring:
             return out
-        pad = padding(ring.nodes, virtual.nodes)
+        pad = padding(ring.nodes, virtual.nodes, self._align(virtual, params))
         return [_stage_on_nodes(stage, pad, ring.nodes) for stage in out]
 
     def schedule(self, ring: Ring, params: Params) -> Schedule:
@@ -376,7 +406,12 @@ class _Synthesized(Algorithm):
         out = self._schedule(virtual, params)
         if virtual is ring:
             return out
-        return _schedule_on_nodes(out, padding(ring.nodes, virtual.nodes), ring.nodes)
+        pad = padding(ring.nodes, virtual.nodes, self._align(virtual, params))
+        return _schedule_on_nodes(out, pad, ring.nodes)
+
+    def _align(self, ring: Ring, params: Params) -> int:
+        """Blocks the virtual positions end on (`padding`): 1, or see `_Windowed`."""
+        return 1
 
     def stage_count(self, ring: Ring, params: Params) -> int:
         return self._stage_count(self._virtual(ring, params), params)
@@ -455,6 +490,17 @@ class _Windowed(_Synthesized):
                 if direct and radices[direct - 1] <= 3:
                     continue
                 yield {"radices": radices, "direct": direct}
+
+    def _align(self, ring: Ring, params: Params) -> int:
+        """Twice the largest stride of a direct level whose far member is split by block
+        parity (`_shifts`): a virtual position then ends an odd block, where the parity
+        pattern of the blocks around it is kept. Measured on 8 x 8 x 16 (all-reduce, 2
+        direct, swept) at N = 1009, 1019, 1021: every stage coloured at its load of 64
+        (0.463 ms at 4 MiB, as at 1024) against 71 to 73 channels (two steps, 0.541 ms)
+        unaligned; 4 x 4 x 4 x 16 at 1021 likewise. Not a proof: at N = 4093, 8 x 8 x 64
+        still needs 66 for a load of 64 (71 unaligned)."""
+        split = [level.stride for level in self._levels(ring, params) if level.split_far]
+        return 2 * max(split, default=0) or 1
 
     def _levels(self, ring: Ring, params: Params) -> list[Level]:
         radices = params["radices"]

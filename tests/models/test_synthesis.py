@@ -207,6 +207,11 @@ def test_padding_spreads_virtual_positions_and_keeps_every_node() -> None:
         assert (pad.host[~pad.virtual] == np.arange(nodes)).all()
         where = np.flatnonzero(pad.virtual)
         assert (pad.host[where] == pad.host[where - 1]).all()
+    aligned = padding(1021, 1024, 16)  # each virtual position ends a block of 16
+    assert ((np.flatnonzero(aligned.virtual) + 1) % 16 == 0).all()
+    crowded = padding(1000, 1024, 64)  # 24 of them cannot all end blocks of 64: spread
+    assert int(crowded.virtual.sum()) == 24
+    assert not (crowded.virtual[1:] & crowded.virtual[:-1]).any()
     assert padded_sizes(1024) == [1024] and padded_sizes(1021) == [1021, 1024]
     assert padded_sizes(1000) == [1000, 1024] and padded_sizes(700) == [700, 729]
     assert padded_sizes(7) == [7]  # N // 8 = 0: no room for a virtual position
