@@ -365,7 +365,9 @@ def two_slot_progress(delta: int, hop_limit: int, fan: int) -> float:
     j >= delta - h, and its slot-1 lightpath has |j| hops at least (y itself: 0). A group
     costs h + sum |j| at least and the groups partition the contributions, so the least
     ratio over h <= H and member sets bounds the average; the cheapest k members of a given
-    h are the k offsets of least |j| (0, then 1 and -1, ... while -j >= delta - h).
+    h are the k offsets of least |j| (0, then 1 and -1, ... while -j >= delta - h). A member
+    h + delta or more ahead also ends delta away but costs more than delta, which a group
+    of y alone (or one member delta - H behind) already averages: it never lowers the least.
     Offsets are taken on the line (on a small ring some coincide): more choice, a lower
     minimum, still a bound."""
     if delta <= 0:
