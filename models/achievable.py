@@ -70,8 +70,8 @@ FACTS = {
     "far_chains": "Fact 3d: every node needs the contribution floor(N/2) away, and one "
     "lightpath lies on few of those chains",
     "two_ends": "Fact 3e: the first and last two slots carry nearly unsummed data far",
-    "two_trees": "reduce-then-broadcast: an in-tree before the complete sum and an out-tree "
-    "after it",
+    "two_trees": "Class bound: reduce-then-broadcast needs an in-tree before the complete sum "
+    "and an out-tree after it",
 }
 """What sets the least bytes of a schedule at the bound's slot count (docs/achievable.md)."""
 

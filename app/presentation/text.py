@@ -15,6 +15,7 @@ from app.schemas.results import (
     PlanResult,
     RwaResponse,
 )
+from models.achievable import FACTS
 from models.closed_forms import Unit
 from models.errors import InvalidInputError
 
@@ -155,6 +156,12 @@ def feasibility_verdict(f: Feasibility) -> str:
     return verdict
 
 
+def fact_text(key: str) -> str:
+    """A bound's deciding fact as docs/achievable.md names it ("Fact 3c", ...), its key beside
+    (`models.achievable.FACTS`; a key this version does not know is shown as it is)."""
+    return f"{FACTS.get(key, key).split(':')[0]} ({key})"
+
+
 def _achievable_lines(result: PlanResult) -> list[str]:
     """The bound on every schedule per size, its terms, and the exact optimum if computed."""
     out = []
@@ -164,7 +171,7 @@ def _achievable_lines(result: PlanResult) -> list[str]:
             f"achievable at {size_text(a.message_bytes)}: no schedule is faster than "
             f"{a.bound_s:.6g} s (at least {a.slots} slot{'s' if a.slots != 1 else ''}, "
             + (
-                f"least at {a.slots_at_bound}, where {a.decided_by} sets the bytes; "
+                f"least at {a.slots_at_bound}, where {fact_text(a.decided_by)} sets the bytes; "
                 if a.decided_by is not None
                 else ""
             )

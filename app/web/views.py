@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.presentation.text import feasibility_verdict, size_text
+from app.presentation.text import fact_text, feasibility_verdict, size_text
 from app.schemas.results import AlgorithmResult
 from models.closed_forms import Unit
 
@@ -112,6 +112,7 @@ def _default_text(default: Any) -> str:
 
 
 FILTERS = {
+    "fact": fact_text,
     "seconds": seconds_text,
     "percent": percent_text,
     "number": number_text,

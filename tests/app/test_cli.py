@@ -179,7 +179,7 @@ def test_plan_golden(flag: tuple[str, ...], golden: str) -> None:
     lightpath chain of its own (Fact 3d: a slot-1 lightpath carries only its sender's
     contribution on, a last-slot one only to its receiver), 2 hops each: Y = 8 m = 32768 B
     over 2 N C = 16 link-channels = 2048 B: 25 us + 2048 B / 5 GB/s + 64 cycles = 25.4256 us,
-    least at 1 slot, where the far chains ('far_chains') set the bytes.
+    least at 1 slot, where the far chains (Fact 3d, 'far_chains') set the bytes.
     At 1 MiB: 8 MiB / 16 = 524288 B: 25 + 104.8576 + 4.096 = 133.9536 us (3 slots, one
     tree plus N - 1 = 6 m: 75 + 78.6432 + 3.072 = 156.7152 us). Fractions: 151.2768 ->
     16.8 %, 51.7024 -> 49.2 %, 476.8608 -> 28.1 %, 485.8144 -> 27.6 %."""
@@ -308,3 +308,14 @@ def test_workload_presets_are_message_sizes() -> None:
     assert code == 0
     (timing,) = json.loads(out)["algorithms"][0]["timings"]
     assert timing["message_bytes"] == pytest.approx(6.7977e6 * 4)
+
+
+def test_the_bound_names_its_fact_as_the_docs_do() -> None:
+    """`decided_by` keys are shown with the fact of docs/achievable.md that proves them; a key
+    this version does not know (a plan stored by a later one) is shown as it is."""
+    from app.presentation.text import fact_text
+
+    assert fact_text("two_ends") == "Fact 3e (two_ends)"
+    assert fact_text("tree") == "Fact 3c (tree)"
+    assert fact_text("two_trees") == "Class bound (two_trees)"
+    assert fact_text("new_fact") == "new_fact (new_fact)"
