@@ -398,7 +398,7 @@ class _Synthesized(Algorithm):
         out = self._stages(virtual, params)
         if virtual is ring:
             return out
-        pad = padding(ring.nodes, virtual.nodes, self._align(virtual, params))
+        pad = self._padding(ring, virtual, params)
         return [_stage_on_nodes(stage, pad, ring.nodes) for stage in out]
 
     def schedule(self, ring: Ring, params: Params) -> Schedule:
@@ -406,8 +406,12 @@ class _Synthesized(Algorithm):
         out = self._schedule(virtual, params)
         if virtual is ring:
             return out
-        pad = padding(ring.nodes, virtual.nodes, self._align(virtual, params))
-        return _schedule_on_nodes(out, pad, ring.nodes)
+        return _schedule_on_nodes(out, self._padding(ring, virtual, params), ring.nodes)
+
+    def _padding(self, ring: Ring, virtual: Ring, params: Params) -> Padding:
+        """Where the virtual positions of a padded shape sit (the same for its stages and
+        its schedule)."""
+        return padding(ring.nodes, virtual.nodes, self._align(virtual, params))
 
     def _align(self, ring: Ring, params: Params) -> int:
         """Blocks the virtual positions end on (`padding`): 1, or see `_Windowed`."""

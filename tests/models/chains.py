@@ -9,6 +9,12 @@ import numpy as np
 from models.stage import Schedule
 
 
+def ring_distance(nodes: int, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per move, the ring distance between sender and receiver."""
+    cw = (y - x) % nodes
+    return np.minimum(cw, nodes - cw)
+
+
 @dataclass(frozen=True)
 class ChainCheck:
     slots: int
@@ -45,8 +51,7 @@ def chain_check(schedule: Schedule) -> ChainCheck:
     partners = sorted({far % n, (-far) % n})
     for t, flow in enumerate(flows, start=1):
         x, y = nodes[flow.senders], nodes[flow.receivers]
-        cw = (y - x) % n
-        distance = np.minimum(cw, n - cw)
+        distance = ring_distance(n, x, y)
         np.add.at(hops, flow.data, distance)
         longest = max(longest, int(distance.max(initial=0)))
         before = known[t - 1][flow.data, x]  # (moves, u)
@@ -79,8 +84,7 @@ def end_check(schedule: Schedule) -> EndCheck:
     longest = 0
     for t, flow in enumerate(flows, start=1):
         x, y = nodes[flow.senders], nodes[flow.receivers]
-        cw = (y - x) % n
-        distance = np.minimum(cw, n - cw)
+        distance = ring_distance(n, x, y)
         longest = max(longest, int(distance.max(initial=0)))
         if t <= 2:
             np.add.at(first, flow.data, distance)

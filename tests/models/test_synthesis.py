@@ -70,8 +70,7 @@ def check(
         assert demands(mine) == demands(theirs)
         assert mine.pieces == theirs.pieces
         # pinned directions: CW to v + m s, CCW to v - m s (m = 1 in a pipeline step)
-        cw = (mine.destinations - mine.sources) % ring.nodes
-        hops = np.where(mine.allowed == Direction.CW, cw, (ring.nodes - cw) % ring.nodes)
+        hops = _pinned_hops(mine, ring.nodes)
         assert (mine.allowed != 2).all()
         if shifts is None:  # all-to-all: one stride per stage
             assert len(set(hops.tolist())) == 1
@@ -98,17 +97,17 @@ def check_padded(
             assert have.get((s, d), 0) >= k, (stage.label, s, d)
         assert stage.pieces == needed.pieces == model.pieces
         assert stage.unit_lightpaths <= model.unit_lightpaths
+        hops, model_hops = _pinned_hops(stage, ring.nodes), _pinned_hops(model, virtual.nodes)
+        assert (hops >= 1).all()
         for way in (Direction.CW, Direction.CCW):
-            mine_hops = _arcs(stage, ring.nodes, way)
-            assert (mine_hops >= 1).all()
-            assert mine_hops.max(initial=0) <= _arcs(model, virtual.nodes, way).max(initial=0)
+            longest = model_hops[model.allowed == way].max(initial=0)
+            assert hops[stage.allowed == way].max(initial=0) <= longest
 
 
-def _arcs(stage: Stage, nodes: int, way: int) -> np.ndarray:
-    """Hops of the stage's demands pinned to `way`."""
+def _pinned_hops(stage: Stage, nodes: int) -> np.ndarray:
+    """Per demand, the hops of its arc the way it is pinned (CW or CCW)."""
     cw = (stage.destinations - stage.sources) % nodes
-    arcs = np.where(stage.allowed == Direction.CW, cw, (nodes - cw) % nodes)
-    return arcs[stage.allowed == way]  # type: ignore[no-any-return]
+    return np.where(stage.allowed == Direction.CW, cw, (nodes - cw) % nodes)  # type: ignore[no-any-return]
 
 
 def expected_shifts(
