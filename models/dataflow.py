@@ -163,7 +163,8 @@ def _allreduce(schedule: Schedule, owned_only: bool = False) -> int:
             # nor (SET) a second partial sum
             target = (writes * n + r) * chunks + c
             put = target[replacing]
-            clash = np.intersect1d(put, target[~replacing])
+            others = target[~replacing]  # none in a pure COPY stage: nothing to intersect
+            clash = np.intersect1d(put, others) if len(others) else others
             if setting and not len(clash):
                 values, seen = np.unique(put, return_counts=True)
                 clash = values[seen > 1]

@@ -96,6 +96,10 @@ def _none(*_: int) -> None:
     return None
 
 
+Sent = tuple[npt.NDArray[np.bool_], Callable[[int, IntArray], IntArray]]
+"""An all-reduce step with idle residues (`idle_residues`): which residues mod the top stride
+are live, and, per shift (its index and offsets), the residue of the class each node sends."""
+
 PADDING_LIMIT = 8
 """A shape may have N' = prod(radices) positions for N <= N' <= N + N // PADDING_LIMIT nodes."""
 
@@ -241,11 +245,17 @@ class Level:
 
 
 def levels(
-    ring: Ring, radices: tuple[int, ...], pieces: int, direct: int = 0, sweep: bool = False
+    ring: Ring, radices: tuple[int, ...], pieces: int, direct: int = 0, sweep: bool = False,
+    holders: int | None = None,
 ) -> list[Level]:
     """The levels of a shape, bottom (stride 1) first; the lowest `direct` are direct; with
-    `sweep` the top level is swept (all-reduce)."""
+    `sweep` the top level is swept (all-reduce). `holders` (all-reduce): of every s_L
+    residues mod the top stride, how many hold a share of the vector (`idle_residues`); the
+    bundles below the top level hold that fraction of their chunks, and the top level's
+    lightpaths are counted per holder, not per stride."""
     channels = ring.channels_per_direction
+    top_stride = math.prod(radices[:-1])
+    held = top_stride if holders is None else holders
     out, stride = [], 1
     for i, k in enumerate(radices):
         swept = sweep and i == len(radices) - 1
@@ -258,9 +268,13 @@ def levels(
             split = k % 2 == 0 and stride * _direct_load(k, True) <= channels
             lightpaths = max(1, channels // (stride * _direct_load(k, split)))
         else:
-            lightpaths = max(1, channels // stride)
-        # items of a class mod s_{i+1} (a sweep's: of its class mod s_i, the whole vector)
-        bundle = ring.nodes // (stride if swept else stride * k) * pieces
+            lightpaths = max(1, channels // (held if i == len(radices) - 1 else stride))
+        # items of a class mod s_{i+1} (a sweep's: of its class mod s_i, the whole vector);
+        # below the top, a class of several residues mod s_L holds only their live chunks
+        modulus = stride if swept else stride * k
+        bundle = ring.nodes // modulus * pieces
+        if modulus < top_stride:
+            bundle = ring.nodes // top_stride * (held // modulus) * pieces
         out.append(
             Level(stride, k, lightpaths, bundle, -(-bundle // lightpaths), i < direct, swept,
                   split)
@@ -281,6 +295,22 @@ def _direct_load(window: int, split_far: bool) -> int:
     if a == b:
         return b * (b + 1) // 2
     return b * (b + 1) // 2 + (-(-a // 2) if split_far else a)
+
+
+def idle_residues(radices: tuple[int, ...], holders: int) -> npt.NDArray[np.bool_]:
+    """Per residue mod the top stride s_L: True where it holds no share of an all-reduce's
+    vector (`holders` of the s_L live). The vector is cut into the live positions' chunks
+    only, so an idle position has nothing to add or send at the top level, whose lightpaths
+    then load a link with `holders`, not s_L: a top stride between F w and the hop limit
+    (80 at N = 1024: 13 members instead of 16, 6 sweep slots instead of 8) fits the channels.
+    Each class mod s_{L-1} keeps e = (s_L - holders) / s_{L-1} of its k_{L-1} residues
+    r + j s_{L-1} idle, those with (j - r) e mod k_{L-1} < e (spread out), so every bundle
+    below level L - 1 holds the same number of live chunks."""
+    top, below = math.prod(radices[:-1]), math.prod(radices[:-2])
+    window = radices[-2] if len(radices) > 1 else 1
+    idle = (top - holders) // below
+    residue = np.arange(top, dtype=np.int64)
+    return ((residue // below - residue % below) * idle) % window < idle
 
 
 def multiplicative_partitions(n: int, smallest: int = 2) -> Iterator[tuple[int, ...]]:
@@ -509,22 +539,32 @@ class _Windowed(_Synthesized):
     def _levels(self, ring: Ring, params: Params) -> list[Level]:
         radices = params["radices"]
         assert isinstance(radices, tuple)
+        holders = params.get("holders")
         return levels(
             ring, radices, int_param(params, "pieces"), int_param(params, "direct"),
-            bool(params.get("sweep", 0)),
+            bool(params.get("sweep", 0)), holders if isinstance(holders, int) else None,
         )
 
-    def _step_stage(self, ring: Ring, level: Level, ccw: bool, label: str) -> Stage:
+    def _step_stage(
+        self, ring: Ring, level: Level, ccw: bool, label: str, sent: Sent | None = None
+    ) -> Stage:
         """One step of a level: every node sends x lightpaths to v + s (CW) and, when the
         step has both, x to v - s (CCW); a direct level's one step sends x to each window
-        member (`_shifts`). Directions pinned (the design's routing)."""
+        member (`_shifts`). Directions pinned (the design's routing). `sent` (an all-reduce
+        with idle residues): per shift, the residue of the class each node sends, and which
+        residues are live; a node whose class there is idle sends nothing."""
         n = ring.nodes
         nodes = np.arange(n, dtype=np.int64)
         sources, destinations, allowed = [], [], []
-        for shift in _shifts(level, ccw, n):
-            sources.append(nodes)
-            destinations.append((nodes + shift) % n)
-            allowed.append(np.where(shift > 0, Direction.CW, Direction.CCW).astype(np.int64))
+        shifts = _shifts(level, ccw, n)
+        for i, shift in enumerate(shifts):
+            keep: slice | npt.NDArray[np.bool_] = slice(None)
+            if sent is not None:
+                live, classes = sent
+                keep = live[classes(i, shift) % len(live)]
+            sources.append(nodes[keep])
+            destinations.append((nodes + shift)[keep] % n)
+            allowed.append(np.where(shift > 0, Direction.CW, Direction.CCW)[keep].astype(np.int64))
         s = np.concatenate(sources)
         return Stage.from_demands(
             n,
@@ -540,14 +580,21 @@ class _Windowed(_Synthesized):
         """Every level once (all-gather, reduce-scatter); the all-reduce runs them twice."""
         return sum(level.steps for level in self._levels(ring, params))
 
-    def _level_stages(self, ring: Ring, level: Level, name: str) -> list[Stage]:
+    def _level_stages(
+        self, ring: Ring, level: Level, name: str, sent: Callable[[int], Sent] | None = None
+    ) -> list[Stage]:
         """A pipeline's steps take both directions first (CCW has fewer); a sweep's take the
-        CW-only step first, so both directions' last steps land together."""
+        CW-only step first, so both directions' last steps land together. `sent` (idle
+        residues): per step t, what `_step_stage` filters by."""
         if level.direct:
-            return [self._step_stage(ring, level, True, f"{name} direct")]
+            return [self._step_stage(ring, level, True, f"{name} direct",
+                                     None if sent is None else sent(0))]
+        a, b = level.cw_steps, level.ccw_steps
+        if sent is not None:  # the classes sent change with the step
+            both_at = range(a - b, a) if level.sweep else range(b)
+            return [self._step_stage(ring, level, t in both_at, name, sent(t)) for t in range(a)]
         both = self._step_stage(ring, level, True, name)
         only_cw = self._step_stage(ring, level, False, name)
-        a, b = level.cw_steps, level.ccw_steps
         if level.sweep:
             return [only_cw if t < a - b else both for t in range(a)]
         return [both if t < b else only_cw for t in range(a)]
@@ -723,7 +770,9 @@ def _sweep_flows(ring: Ring, level: Level, pieces: int, label: str) -> list[Stag
 class SynthAllReduce(_Windowed):
     """Reduce-scatter bottom-up, then all-gather top-down; with `sweep` the top level instead
     all-reduces its class vectors by running sums swept both ways (docs/achievable.md: a
-    reduce-then-broadcast schedule needs 2 ceil(floor(N/2) / H) slots, a sweep about half)."""
+    reduce-then-broadcast schedule needs 2 ceil(floor(N/2) / H) slots, a sweep about half).
+    With `holders` < s_L some residues mod the top stride hold no share of the vector
+    (`idle_residues`), so a top stride above F w keeps the top level's load within F w."""
 
     collective: ClassVar[Collective] = Collective.ALLREDUCE
     name: ClassVar[str] = "synth"
@@ -740,29 +789,81 @@ class SynthAllReduce(_Windowed):
             default_rule="0: reduce-scatter + all-gather at every level",
             maximum_rule="1",
         ),
+        ParamSpec(
+            "holders",
+            "of every s_L consecutive positions (s_L the top level's stride), how many hold "
+            "a share of the vector; the others hold none and sit the top level out, so its "
+            "links carry `holders` lightpaths instead of s_L: a top stride above F w (up to "
+            "the hop limit) fits the channels. s_L - holders must be a multiple of the "
+            "stride below, s_{L-1}, so every class below holds as many live chunks",
+            1,
+            None,
+            default_rule="s_L: every position holds a share",
+            maximum_rule="s_L",
+        ),
     )
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
         out = super().fill_defaults(ring, given)
         out["sweep"] = out.pop("sweep", 0)
+        radices = out["radices"]
+        assert isinstance(radices, tuple)
+        out["holders"] = out.pop("holders", math.prod(radices[:-1]))
         return out
 
     def refusal(self, ring: Ring, params: Params) -> str | None:
         reason = super().refusal(ring, params)
         if reason is None and int_param(params, "sweep") not in (0, 1):
             return f"sweep is 0 or 1, got {int_param(params, 'sweep')}"
+        if reason is None:
+            reason = _holders_refusal(params)
         return reason
 
     def shape_candidates(self, ring: Ring) -> Iterator[Params]:
-        """Every candidate of the hierarchy, each without and with the top-level sweep."""
+        """Every candidate of the hierarchy, each without and with the top-level sweep; where
+        the top stride exceeds F w, also with the most holders that fit (`_holders_within`);
+        and the shapes whose top stride lies between F w and the hop limit
+        (`_idle_shapes`), which only holders make fit."""
+        channels = ring.channels_per_direction
         for raw in super().shape_candidates(ring):
-            yield {**raw, "sweep": 0}
-            yield {**raw, "sweep": 1}
+            radices = raw["radices"]
+            assert isinstance(radices, tuple)
+            fit = _holders_within(radices, channels)
+            for sweep in (0, 1):
+                yield {**raw, "sweep": sweep, "holders": math.prod(radices[:-1])}
+                if fit is not None:
+                    yield {**raw, "sweep": sweep, "holders": fit}
+        for radices in _idle_shapes(ring, self.hop_limit):
+            fit = _holders_within(radices, channels)
+            assert fit is not None
+            virtual = self._virtual(ring, {"radices": radices})
+            fits = _direct_levels_within(
+                levels(virtual, radices, 1, len(radices)), self.hop_limit
+            )
+            for direct in range(fits + 1):
+                if direct and radices[direct - 1] <= 3:
+                    continue
+                for sweep in (0, 1):
+                    yield {"radices": radices, "direct": direct, "sweep": sweep, "holders": fit}
 
     def data_per_message(self, ring: Ring, params: Params) -> int:
-        """The vector is cut into N' chunks (chunk c ends reduced at position c), each into
-        pieces (N' = N unless the shape is padded)."""
-        return self.positions(params) * int_param(params, "pieces")
+        """The vector is cut into the N' positions' chunks (chunk c ends reduced at position
+        c), but for idle residues' (`holders`), each into pieces (N' = N unless padded)."""
+        return self._live_positions(params) * int_param(params, "pieces")
+
+    def _live_positions(self, params: Params) -> int:
+        """Positions whose chunk is a share of the vector: N' holders / s_L."""
+        radices = params["radices"]
+        assert isinstance(radices, tuple)
+        return self.positions(params) // math.prod(radices[:-1]) * int_param(params, "holders")
+
+    def _live(self, params: Params) -> npt.NDArray[np.bool_] | None:
+        """Per residue mod the top stride, whether it holds a share; None when all do."""
+        radices = params["radices"]
+        assert isinstance(radices, tuple)
+        if int_param(params, "holders") == math.prod(radices[:-1]):
+            return None
+        return ~idle_residues(radices, int_param(params, "holders"))
 
     def _phases(self, ring: Ring, params: Params) -> tuple[list[Level], Level | None]:
         """The levels reduced and gathered, bottom first, and the swept top level (or None)."""
@@ -773,13 +874,26 @@ class SynthAllReduce(_Windowed):
 
     def _stages(self, ring: Ring, params: Params) -> list[Stage]:
         paired, swept = self._phases(ring, params)
+        live = self._live(params)
+        top = len(paired) - 1 if swept is None else len(paired)  # the top level's index
+
+        def sent(i: int, gather: bool) -> Callable[[int], Sent] | None:
+            """Levels L - 1 and L send whole residues' classes: which, per step (else None)."""
+            if live is None or i < top - 1:
+                return None
+            if i == top:  # every chunk a top member handles has its own residue
+                return lambda t: (live, lambda _i, _shift: np.arange(ring.nodes))
+            return lambda t: (live, _edge_classes(ring.nodes, paired[i], t, gather))
+
         out: list[Stage] = []
         for i, level in enumerate(paired):
-            out += self._level_stages(ring, level, f"reduce-scatter level {i + 1}")
+            out += self._level_stages(ring, level, f"reduce-scatter level {i + 1}",
+                                      sent(i, False))
         if swept is not None:
-            out += self._level_stages(ring, swept, f"sweep level {len(paired) + 1}")
+            out += self._level_stages(ring, swept, f"sweep level {len(paired) + 1}",
+                                      sent(top, False))
         for i, level in reversed(list(enumerate(paired))):
-            out += self._level_stages(ring, level, f"all-gather level {i + 1}")
+            out += self._level_stages(ring, level, f"all-gather level {i + 1}", sent(i, True))
         return out
 
     def _stage_count(self, ring: Ring, params: Params) -> int:
@@ -794,7 +908,102 @@ class SynthAllReduce(_Windowed):
         if swept is not None:
             flows += _sweep_flows(ring, swept, q, f"sweep level {len(paired) + 1}")
         flows += _gather_flows(ring, paired, q, Reduction.COPY)  # top-down
-        return Schedule("allreduce", n, frozen(nodes), n * q, tuple(flows))
+        live = self._live(params)
+        if live is not None:
+            chunk_live = live[nodes % len(live)]
+            flows = [_live_flow(flow, chunk_live, q) for flow in flows]
+        return Schedule("allreduce", n, frozen(nodes), self._live_positions(params) * q,
+                        tuple(flows))
+
+
+def _holders_refusal(params: Params) -> str | None:
+    """Why `holders` does not fit the shape, or None."""
+    radices = params["radices"]
+    assert isinstance(radices, tuple)
+    holders, top = int_param(params, "holders"), math.prod(radices[:-1])
+    below = math.prod(radices[:-2])
+    if holders > top:
+        return (
+            f"holders = {holders}, more than the top level's stride {top}; use holders <= {top}"
+        )
+    if (top - holders) % below:
+        window = radices[-2] if len(radices) > 1 else 1
+        fits = ", ".join(str(top - e * below) for e in range(window))
+        return (
+            f"holders = {holders}: s_L - holders must be a multiple of the stride below the top "
+            f"level, {below}, so every class below holds as many live chunks; use one of {fits}"
+        )
+    return None
+
+
+def _holders_within(radices: tuple[int, ...], channels: int) -> int | None:
+    """The most holders that keep the top level's load within the channels, where the top
+    stride exceeds them (None where it does not, or no holder would be left)."""
+    top, below = math.prod(radices[:-1]), math.prod(radices[:-2])
+    if top <= channels or len(radices) < 2:
+        return None
+    idle = -(-(top - channels) // below)
+    return top - idle * below if idle < radices[-2] else None
+
+
+def _idle_shapes(ring: Ring, hop_limit: int | None) -> Iterator[tuple[int, ...]]:
+    """Shapes whose top stride s lies between F w and the hop limit, which only idle
+    residues make fit the channels: top radix k = ceil(N / s) (N' = k s within the padding
+    limit) where no stride within F w reaches round the ring in k members (k F w < N), and
+    two levels below it, k_1 k_2 = s with k_1 >= k_2: a direct level at stride k_1 loads a
+    link with about k_1 k_2^2 / 8 lightpaths, so the wide level goes first (16 x 5 x 13 at
+    N = 1024 reduces 80 positions in two direct slots, 5 x 16 cannot). One level below the
+    top (window s > F w) is never faster than the plain shapes, and a third costs a slot
+    each way."""
+    channels, n = ring.channels_per_direction, ring.nodes
+    if hop_limit is None:
+        return
+    for stride in range(channels + 1, hop_limit + 1):
+        top = -(-n // stride)
+        if top < 2 or top * channels >= n or stride * top > n + n // PADDING_LIMIT:
+            continue
+        for low in range(2, math.isqrt(stride) + 1):
+            if stride % low == 0:
+                radices = (stride // low, low, top)
+                if _holders_within(radices, channels) is not None:
+                    yield radices
+
+
+def _edge_classes(
+    nodes: int, level: Level, t: int, gather: bool
+) -> Callable[[int, IntArray], IntArray]:
+    """Level L - 1 of an all-reduce (its classes are single residues mod the top stride): per
+    shift, the residue each node sends at step t. Reduce-scatter: the target's (direct: the
+    partner's; pipeline: a - t strides ahead CW, b - t behind CCW); all-gather: direct, its
+    own; pipeline, the one received t strides behind (CW) or ahead (CCW)."""
+    v = np.arange(nodes, dtype=np.int64)
+    s, a, b = level.stride, level.cw_steps, level.ccw_steps
+
+    def classes(_index: int, shift: IntArray) -> IntArray:
+        if level.direct:
+            return v if gather else v + shift
+        if gather:
+            return np.where(shift > 0, v - t * s, v + t * s)
+        return np.where(shift > 0, v + (a - t) * s, v - (b - t) * s)
+
+    return classes
+
+
+def _live_flow(flow: StageFlow, live: npt.NDArray[np.bool_], pieces: int) -> StageFlow:
+    """An all-reduce flow without the chunks of idle residues (`live` per position), the
+    others renumbered in order: chunk c's piece j becomes datum rank(c) pieces + j."""
+    chunk, piece = np.divmod(flow.data, pieces)
+    keep = live[chunk]
+    rank = np.cumsum(live) - 1
+
+    def pick(column: IntArray | None) -> IntArray | None:
+        return None if column is None else column[keep]
+
+    return StageFlow.of(
+        flow.senders[keep], flow.receivers[keep], rank[chunk[keep]] * pieces + piece[keep],
+        flow.reduction, flow.label, flow.bundle, pick(flow.copies), pick(flow.reads),
+        pick(flow.writes),
+    )
 
 
 def _reduce_flows(ring: Ring, found: list[Level], pieces: int) -> list[StageFlow]:

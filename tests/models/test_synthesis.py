@@ -18,6 +18,7 @@ from models.synthesis import (
     SynthAllToAll,
     SynthReduceScatter,
     balanced_digits,
+    idle_residues,
     levels,
     multiplicative_partitions,
     padded_sizes,
@@ -48,9 +49,11 @@ def demands(stage: Stage) -> list[tuple[int, int, int]]:
 
 def check(
     algorithm: Algorithm, ring: Ring, radices: tuple[int, ...], pieces: int | None,
-    direct: int | None = None, sweep: int | None = None,
+    direct: int | None = None, sweep: int | None = None, holders: int | None = None,
 ) -> None:
     given: dict[str, object] = {"radices": radices}
+    if holders is not None:
+        given["holders"] = holders
     if pieces is not None:
         given["pieces"] = pieces
     if direct is not None:
@@ -76,10 +79,12 @@ def check(
             assert len(set(hops.tolist())) == 1
             continue
         stride, a, b = shifts[i]
+        idle = params.get("holders", math.prod(radices[:-1])) != math.prod(radices[:-1])
         for way, steps in ((Direction.CW, a), (Direction.CCW, b)):
-            assert sorted(set(hops[mine.allowed == way].tolist())) == [
-                m * stride for m in range(1, steps + 1)
-            ]
+            reached = set(hops[mine.allowed == way].tolist())
+            expected = {m * stride for m in range(1, steps + 1)}
+            # idle residues: a shift whose every class is idle sends nothing
+            assert reached <= expected if idle else reached == expected
 
 
 def check_padded(
@@ -289,6 +294,82 @@ def test_paper_scale_sweeps_deliver(nodes: int, radices: tuple[int, ...], direct
     check(SynthAllReduce(), Ring(nodes, 1, 64), radices, 1, direct, sweep=1)
 
 
+def _idle_candidates(ring: Ring, hop_limit: int) -> list[dict[str, object]]:
+    """The all-reduce search's candidates with idle residues (holders < the top stride)."""
+    return [
+        raw for raw in SynthAllReduce(hop_limit=hop_limit).shape_candidates(ring)
+        if raw["holders"] != math.prod(raw["radices"][:-1])  # type: ignore[call-overload]
+    ]
+
+
+@pytest.mark.parametrize(("wavelengths", "hop_limit"), [(1, 4), (2, 6), (3, 8)])
+@pytest.mark.parametrize("nodes", range(4, 49))
+def test_every_idle_residue_shape_delivers_on_small_rings(
+    wavelengths: int, hop_limit: int, nodes: int
+) -> None:
+    """Top strides above F w with some residues idle (`holders`), as the search tries them,
+    reduce-scattered and gathered or swept, every number of direct levels: the data-flow
+    simulator finds every live chunk's N contributions once at every node, and the stages
+    hold exactly the lightpaths the data needs (an idle class sends nothing)."""
+    ring = Ring(nodes, 1, wavelengths)
+    for raw in _idle_candidates(ring, hop_limit):
+        check(SynthAllReduce(), ring, raw["radices"], None, raw["direct"], raw["sweep"],  # type: ignore[arg-type]
+              raw["holders"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("nodes", "radices", "direct", "sweep", "holders"),
+    [
+        (1024, (16, 5, 13), 2, 1, 64),
+        (1040, (16, 5, 13), 2, 1, 64),
+        (1040, (16, 5, 13), 1, 0, 64),
+        (4096, (20, 4, 52), 2, 1, 60),  # the search's pick at 4 MiB
+    ],
+)
+def test_paper_scale_idle_residues_deliver(
+    nodes: int, radices: tuple[int, ...], direct: int, sweep: int, holders: int
+) -> None:
+    check(SynthAllReduce(), Ring(nodes, 1, 64), radices, 1, direct, sweep, holders)
+
+
+@pytest.mark.parametrize(
+    "radices", [(16, 5, 13), (20, 4, 52), (10, 8, 13), (5, 16, 13), (2, 3, 4), (3, 3, 2)]
+)
+def test_idle_residues_leave_every_class_below_as_many_live_chunks(
+    radices: tuple[int, ...],
+) -> None:
+    """Each class mod s_{L-1} has the same number e of idle residues, for every e the
+    holders allow, so every bundle below level L - 1 holds as many live chunks."""
+    top, below = math.prod(radices[:-1]), math.prod(radices[:-2])
+    for idle in range(radices[-2]):
+        marks = idle_residues(radices, top - idle * below)
+        assert marks.sum() == idle * below
+        assert (np.bincount(np.arange(top)[marks] % below, minlength=below) == idle).all()
+
+
+def test_holders_are_refused_with_the_values_that_fit() -> None:
+    ring = Ring(1040, 1, 64)
+    algorithm = SynthAllReduce()
+    with pytest.raises(AlgorithmRefusedError, match=r"multiple of the stride below the top "
+                       r"level, 16, .* use one of 80, 64, 48, 32, 16"):
+        algorithm.resolve(ring, {"radices": (16, 5, 13), "holders": 70})
+    with pytest.raises(AlgorithmRefusedError, match="more than the top level's stride 80"):
+        algorithm.resolve(ring, {"radices": (16, 5, 13), "holders": 81})
+    assert algorithm.resolve(ring, {"radices": (16, 5, 13)})["holders"] == 80
+
+
+def test_the_search_tries_top_strides_between_the_channels_and_the_hop_limit() -> None:
+    """N = 1024, 64 channels, 80 hops: 13 members at stride 80 (16 x 5 below, 64 of 80
+    holding a share; 6 sweep slots instead of 8 at stride 64); 5 x 16 is not tried (its
+    direct level 2 would need 160 lightpaths on a link), nor anything at stride 64 or below
+    with idle residues (the plain shapes reach round the ring there)."""
+    raws = _idle_candidates(Ring(1024, 1, 64), 80)
+    tried = {raw["radices"] for raw in raws}
+    assert (16, 5, 13) in tried and (5, 16, 13) not in tried
+    assert all(math.prod(r[:-1]) > 64 and math.prod(r) <= 1024 + 128 for r in tried)  # type: ignore[arg-type]
+    assert {"radices": (16, 5, 13), "direct": 2, "sweep": 1, "holders": 64} in raws
+
+
 def test_a_sweep_takes_half_the_top_levels_slots() -> None:
     """4x4x4x16 at N = 1024, 3 levels direct: reduce-scatter and all-gather take 3 slots
     each; the top window 16 takes 8 + 8 pipeline steps, or 8 swept; its lightpaths carry
@@ -387,12 +468,12 @@ def test_direct_level_beyond_the_hop_limit_is_refused() -> None:
     with pytest.raises(AlgorithmRefusedError, match="only 2"):
         algorithm.resolve(ring, {"radices": (8, 8), "direct": 3})
     shapes = list(algorithm.shape_candidates(ring))
-    for sweep in (0, 1):
-        assert {"radices": (8, 8), "direct": 1, "sweep": sweep} in shapes
-        assert {"radices": (8, 8), "direct": 2, "sweep": sweep} not in shapes
+    for sweep in (0, 1):  # 8 of 8 hold a share: the top stride is within the 8 channels
+        assert {"radices": (8, 8), "direct": 1, "sweep": sweep, "holders": 8} in shapes
+        assert {"radices": (8, 8), "direct": 2, "sweep": sweep, "holders": 8} not in shapes
         # top stride 2, a = 16: 32 hops
-        assert {"radices": (2, 32), "direct": 2, "sweep": sweep} not in shapes
-        assert {"radices": (8, 8), "direct": 0, "sweep": sweep} in shapes
+        assert {"radices": (2, 32), "direct": 2, "sweep": sweep, "holders": 2} not in shapes
+        assert {"radices": (8, 8), "direct": 0, "sweep": sweep, "holders": 8} in shapes
     assert {"radices": (8, 8)} not in shapes
     for raw in shapes:  # every candidate's lightpaths keep to the limit
         params = algorithm.resolve(ring, raw)

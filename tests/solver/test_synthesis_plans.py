@@ -2,13 +2,17 @@
 the hop limit they were built for, never faster than the achievable bound, and on small
 rings never faster than the exact optimum of the same model."""
 
+import math
+
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.achievable import achievable_bound
 from models.optics import OpticalParameters, longest_reliable_hops
-from models.ring import Hardware, Ring
+from models.ring import Direction, Hardware, Ring
+from models.stage import Stage
 from models.synthesis import (
     SynthAllGather,
     SynthAllReduce,
@@ -57,8 +61,8 @@ def test_never_faster_than_the_bound_and_proven(
     assert plan.timings[0].time_s >= bound.bound_s * (1 - 1e-12)
     for stage in plan.stages:
         validate(stage.stage, stage.result.assignment)
-    if algorithm.positions(params) > nodes:  # padded: not translation-invariant, no claim
-        return
+    if algorithm.positions(params) > nodes or _has_idle(params):
+        return  # padded or idle residues: not translation-invariant, no claim
     for stage in plan.stages:  # the design's routing meets the load bound in every step
         assert stage.result.chi == stage.result.lower_bound
     assert plan.steps_optimal
@@ -110,15 +114,25 @@ def test_never_faster_than_the_exact_optimum(collective: str, nodes: int, wavele
                 continue
         elif any(
             level.per_lightpath > 1
-            for level in levels(ring, params["radices"], pieces, params["direct"])  # type: ignore[arg-type]
+            for level in levels(ring, params["radices"], pieces, params["direct"],  # type: ignore[arg-type]
+                                holders=params.get("holders"))  # type: ignore[arg-type]
         ):
             continue
-        units = pieces * (nodes if collective == "allreduce" else 1)
+        # all-reduce: the vector in as many pieces as the schedule cuts it (idle residues
+        # leave some positions without a chunk)
+        units = algorithm.data_per_message(ring, params) if collective == "allreduce" else pieces
         if units not in exact_slots:
             exact = solve_exact_schedule(collective, ring, units, time_limit_s=60)
             assert exact.optimal
             exact_slots[units] = exact.slot_count
         assert exact_slots[units] <= plan.true_steps, raw
+
+
+def _has_idle(params: dict[str, object]) -> bool:
+    """An all-reduce shape some of whose residues hold no share of the vector."""
+    radices = params["radices"]
+    assert isinstance(radices, tuple)
+    return "holders" in params and params["holders"] != math.prod(radices[:-1])
 
 
 @pytest.mark.parametrize(
@@ -158,6 +172,57 @@ def test_padded_shapes_are_certified_feasible_and_above_the_bound(
         )
         assert plan.timings[0].time_s == pytest.approx(same.timings[0].time_s)
         assert all(s.result.chi == s.result.lower_bound for s in plan.stages)
+
+
+@pytest.mark.parametrize(
+    ("nodes", "radices", "direct", "holders", "steps"),
+    [
+        (1024, (16, 5, 13), 2, 64, 10),  # the search's pick at 4 MiB: 0.413 ms
+        (1040, (16, 5, 13), 2, 64, 10),  # unpadded
+        (4096, (20, 4, 52), 2, 60, 30),  # the search's pick at 4 MiB: 1.244 ms
+    ],
+)
+def test_idle_residues_fit_a_top_stride_above_the_channels(
+    nodes: int, radices: tuple[int, ...], direct: int, holders: int, steps: int
+) -> None:
+    """Top stride 80 > 64 channels: with 80 - holders of every 80 residues holding no share
+    of the vector, every stage takes one slot (the top level's 80-hop lightpaths load each
+    link with `holders`), its assignment passes the independent validator within 80 hops and
+    the optics, and the plan is above the achievable bound. Without idle residues the same
+    shape's top level loads a link with 80 lightpaths: two slots per sweep step."""
+    ring = Ring(nodes, 1, 64)
+    algorithm = SynthAllReduce(hop_limit=80)
+    given = {"radices": radices, "direct": direct, "sweep": 1}
+    params = algorithm.resolve(ring, {**given, "holders": holders})
+    # one second per stage: level 2's colouring (50 channels for a load of 41 at N = 1024)
+    # is one slot either way, and the configuration LP would spend its share proving more
+    options = SolveOptions(max_hops=80, time_limit_s=1.0)
+    plan = plan_algorithm(algorithm, ring, params, [4 * 2**20], HW, options)
+    assert plan.true_steps == steps == algorithm.stage_count(ring, params)
+    for stage in plan.stages:
+        if stage.solution_stage == stage.index:
+            validate(stage.stage, stage.result.assignment)
+            assert stage.result.assignment.longest_hops(stage.stage) <= 80
+    assert evaluate_plan(plan, OpticalParameters()).feasible
+    assert plan.timings[0].time_s >= achievable_bound("allreduce", ring, 4 * 2**20, HW, 80).bound_s
+    every = algorithm.resolve(ring, given)  # holders default: all 80
+    top = algorithm.stages(ring, every)[-direct - 1]  # the last sweep step: both ways
+    assert top.label.startswith("sweep")
+    assert top.unit_lightpaths == 2 * algorithm.positions(every)  # every position both ways
+    assert max(_link_loads(top)) == 80 > 64 >= max(_link_loads(plan.stages[-direct - 1].stage))
+
+
+def _link_loads(stage: Stage) -> list[int]:
+    """Lightpaths on each link of each direction, the way each demand is pinned."""
+    n = stage.nodes
+    loads = np.zeros((2, n), dtype=np.int64)
+    for s, d, k, way in zip(stage.sources, stage.destinations, stage.counts, stage.allowed,
+                            strict=True):
+        cw = way == Direction.CW
+        start, length = (int(s), int((d - s) % n)) if cw else (int(d), int((s - d) % n))
+        links = (start + np.arange(length)) % n
+        loads[0 if cw else 1, links] += int(k)
+    return loads.reshape(-1).tolist()  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize(
