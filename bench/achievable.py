@@ -16,6 +16,7 @@ the achievable bound, and the ratios. Also how long one bound takes at that N (b
 from __future__ import annotations
 
 import argparse
+import math
 import resource
 import time
 from pathlib import Path
@@ -165,6 +166,9 @@ def row(n: int, collective: str, size: int) -> tuple[str, float, bool]:
         notes.append(f"{s_params['direct']} direct")  # the lowest levels exchanged in one slot
     if s_params.get("sweep"):
         notes.append("top swept")  # all-reduce's top level by running sums both ways
+    top_stride = math.prod(s_params["radices"][:-1])
+    if s_params.get("holders", top_stride) != top_stride:  # idle residues (all-reduce)
+        notes.append(f"{s_params['holders']} of {top_stride} holding")
     if notes:
         shape += f" ({', '.join(notes)})"
     if not papers:

@@ -56,6 +56,19 @@ outside the reduce-then-broadcast class whose slot bound is 2 ceil(floor(N/2) / 
 (docs/achievable.md): at N = 4096, 80 hops, 4x4x4x64 swept takes 38 slots, the class 52. A
 direct top level swept is one slot: every member sends its class vector to all the others.
 
+**Idle residues** (`holders`, all-reduce). A top stride s_L above F w loads every link of the
+top level with s_L lightpaths, more than the channels; with `holders` = h < s_L only h of every
+s_L residues mod s_L hold a share of the vector (`idle_residues`: the vector is cut into the
+live positions' chunks only), so an idle position has nothing to reduce or pass on at the top
+level and its links carry h. The top stride can then go up to the hop limit: at N = 1024,
+64 channels, 80 hops, 16 x 5 x 13 on 1040 positions (16 virtual) with 64 of every 80 holding a
+share sweeps its top level in 6 slots instead of 8 x 8 x 16's 8, with both lower levels direct
+(window 16 at stride 1, two lightpaths per partner; window 5 at stride 16): 10 slots, 0.413 ms
+at 4 MiB against 0.463 (docs/bench-achievable.md). Each class mod s_{L-1} keeps the same
+number idle, so the bundles below stay uniform; level L - 1 and the top level send whole
+residues' classes, and an idle class sends nothing (`_edge_classes`). The search tries, beside
+every plain shape with a top stride above F w, the shapes of `_idle_shapes`.
+
 **Padding** (all-gather, all-reduce, all-to-all). A prime N has one factorisation, N itself: a
 single level, N / 2 slots (the all-reduce of 1021 nodes took 19.7 ms at 4 MiB against 0.463 ms
 at 1024). A shape may instead have N' = prod(radices) positions, N < N' <= N + N // 8

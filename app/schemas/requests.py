@@ -47,6 +47,7 @@ def _no_bool(value: object) -> object:
 
 Int = Annotated[int, BeforeValidator(_no_bool)]
 Float = Annotated[float, BeforeValidator(_no_bool)]  # a JSON number: not true, not "4.5"
+Bool = Annotated[bool, Field(strict=True)]  # JSON true/false: not 0, 0.0 or "yes"
 
 
 def storable_text(value: object, where: str = "") -> None:
@@ -271,7 +272,7 @@ class FatTreeSpec(BaseModel):
     spines: Int = Field(default=18, ge=1, le=1024, description="level-2 switches")
     link_gbps: float = Field(default=25.0, gt=0, le=1e4, description="Table 2: 25 Gb/s")
     link_latency_us: float = Field(default=25.0, ge=0, le=1e6, description="Table 2: 25 us")
-    simulate: bool = Field(
+    simulate: Bool = Field(
         default=True,
         description="also simulate with SimGrid (when installed): contention on shared links",
     )
@@ -353,7 +354,7 @@ class PlanRequest(SolveSettings):
         ),
     ] = Field(default_factory=list)
     electrical: Annotated[
-        bool,
+        Bool,
         Field(
             description="all-reduce only: compare with E-Ring and E-RD on the electrical "
             "fat-tree (Hockney eqs. 8-9 and a SimGrid simulation)"
@@ -438,7 +439,7 @@ class ReproductionRequest(BaseModel):
         default="all",
         description="papers to reproduce (each once: repeats are dropped), or 'all'",
     )
-    quick: bool = Field(default=False, description="smaller grids (a few minutes)")
+    quick: Bool = Field(default=False, description="smaller grids (a few minutes)")
 
     @field_validator("targets")
     @classmethod

@@ -32,6 +32,24 @@ def test_plan_numbers_are_json_numbers(change: dict[str, object], where: str, sa
     assert "<function" not in text and "function-after" not in text and "0x" not in text
 
 
+@pytest.mark.parametrize(
+    ("path", "body", "where"),
+    [
+        ("/api/v1/reproductions", {"quick": 0.0}, "quick"),  # schemathesis found it accepted
+        ("/api/v1/reproductions", {"quick": "yes"}, "quick"),
+        ("/api/v1/plans", PLAN | {"electrical": 1}, "electrical"),
+        ("/api/v1/plans", PLAN | {"electrical_network": {"simulate": 0}},
+         "electrical_network.simulate"),
+    ],
+)
+def test_switches_are_json_true_or_false(path: str, body: dict[str, object], where: str) -> None:
+    """A boolean field takes JSON true / false only: 0, 0.0, 1 or "yes" is a 422 naming it
+    (pydantic's lax mode would read them as false or true), and nothing is queued."""
+    r = client.post(path, json=body)
+    assert r.status_code == 422, r.text
+    assert r.json()["message"].startswith(f"{where}:")
+
+
 @pytest.mark.parametrize("demand", [[0, 1, True], [0, True, 1], [0, 1, "2"]])
 def test_rwa_demands_are_integers(demand: list[object]) -> None:
     r = client.post("/api/v1/rwa", json={"nodes": 6, "demands": [demand]})
