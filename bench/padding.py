@@ -61,12 +61,12 @@ def main() -> None:
         "plan s (unpadded / padded) |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    padded_sizes = synthesis.padded_sizes
+    allows = synthesis.padding_allows
     for nodes, collective in CASES:
         for size in SIZES:
-            synthesis.padded_sizes = lambda n: [n]  # type: ignore[assignment]
+            synthesis.padding_allows = lambda n, positions: positions == n  # type: ignore[assignment]
             base, base_shape, bound, base_s = synth_time(nodes, collective, size)
-            synthesis.padded_sizes = padded_sizes
+            synthesis.padding_allows = allows
             pad, pad_shape, _, pad_s = synth_time(nodes, collective, size)
             rows.append(
                 f"| {nodes} | {collective} | {size // 2**20} MiB | {base_shape} | {base:.4g} | "

@@ -157,9 +157,15 @@ def padded_sizes(nodes: int) -> list[int]:
     smooth = min(2**a * 3**b for a in range(nodes.bit_length() + 1)
                  for b in range(nodes.bit_length()) if 2**a * 3**b >= nodes)
     for size in (1 << (nodes - 1).bit_length(), smooth):
-        if nodes < size <= nodes + nodes // PADDING_LIMIT and size not in out:
+        if size > nodes and padding_allows(nodes, size) and size not in out:
             out.append(size)
     return out
+
+
+def padding_allows(nodes: int, positions: int) -> bool:
+    """Whether the shape search may run N nodes on this many positions (N itself, or up to
+    N + N // PADDING_LIMIT): the one rule of `padded_sizes` and `_idle_shapes`."""
+    return nodes <= positions <= nodes + nodes // PADDING_LIMIT
 
 
 def _stage_on_nodes(stage: Stage, pad: Padding, nodes: int) -> Stage:
@@ -442,7 +448,12 @@ class _Synthesized(Algorithm):
         if virtual is ring:
             return out
         pad = self._padding(ring, virtual, params)
-        return [_stage_on_nodes(stage, pad, ring.nodes) for stage in out]
+        # a pipeline repeats one stage object per step: mapped (and later keyed) once
+        mapped: dict[int, Stage] = {}
+        for stage in out:
+            if id(stage) not in mapped:
+                mapped[id(stage)] = _stage_on_nodes(stage, pad, ring.nodes)
+        return [mapped[id(stage)] for stage in out]
 
     def schedule(self, ring: Ring, params: Params) -> Schedule:
         virtual = self._virtual(ring, params)
@@ -603,9 +614,17 @@ class _Windowed(_Synthesized):
             return [self._step_stage(ring, level, True, f"{name} direct",
                                      None if sent is None else sent(0))]
         a, b = level.cw_steps, level.ccw_steps
-        if sent is not None:  # the classes sent change with the step
+        if sent is not None:  # the classes sent may change with the step
             both_at = range(a - b, a) if level.sweep else range(b)
-            return [self._step_stage(ring, level, t in both_at, name, sent(t)) for t in range(a)]
+            built: dict[tuple[bool, int], Stage] = {}
+            out = []
+            for t in range(a):
+                given = sent(t)  # the same object every step where the classes do not change
+                key = (t in both_at, id(given))
+                if key not in built:
+                    built[key] = self._step_stage(ring, level, key[0], name, given)
+                out.append(built[key])
+            return out
         both = self._step_stage(ring, level, True, name)
         only_cw = self._step_stage(ring, level, False, name)
         if level.sweep:
@@ -894,8 +913,9 @@ class SynthAllReduce(_Windowed):
             """Levels L - 1 and L send whole residues' classes: which, per step (else None)."""
             if live is None or i < top - 1:
                 return None
-            if i == top:  # every chunk a top member handles has its own residue
-                return lambda t: (live, lambda _i, _shift: np.arange(ring.nodes))
+            if i == top:  # every chunk a top member handles has its own residue: one
+                own: Sent = (live, lambda _i, _shift: np.arange(ring.nodes))  # stage a way
+                return lambda t: own
             return lambda t: (live, _edge_classes(ring.nodes, paired[i], t, gather))
 
         out: list[Stage] = []
@@ -973,7 +993,7 @@ def _idle_shapes(ring: Ring, hop_limit: int | None) -> Iterator[tuple[int, ...]]
         return
     for stride in range(channels + 1, hop_limit + 1):
         top = -(-n // stride)
-        if top < 2 or top * channels >= n or stride * top > n + n // PADDING_LIMIT:
+        if top < 2 or top * channels >= n or not padding_allows(n, stride * top):
             continue
         for low in range(2, math.isqrt(stride) + 1):
             if stride % low == 0:

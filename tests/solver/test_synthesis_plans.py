@@ -139,7 +139,7 @@ def _has_idle(params: dict[str, object]) -> bool:
     ("collective", "nodes", "radices", "params"),
     [
         ("allreduce", 61, (4, 4, 4), {"direct": 2, "sweep": 1}),
-        ("allreduce", 1021, (8, 8, 16), {"direct": 2, "sweep": 1}),  # the search's pick
+        ("allreduce", 1021, (8, 8, 16), {"direct": 2, "sweep": 1}),  # aligned virtual positions
         ("allgather", 1021, (32, 32), {}),
         ("alltoall", 1021, (4, 8, 32), {}),
     ],
