@@ -81,8 +81,9 @@ all-reduce it keeps its partial sums in its host's registers 3 to 5 (`VIRTUAL_RE
 which start empty, so the data-flow simulator checks it like any other endpoint. The search
 tries N and the least power of two and 2^a 3^b within the limit (`padded_sizes`): 1021 nodes
 run 1024's shapes with 3 virtual positions (all-reduce 0.463 ms with 8 x 8 x 16, 43x faster;
-0.413 ms with the idle residues' 16 x 5 x 13 on 1040 positions; docs/bench-padding.md). The stages are no longer translation-invariant, so the RWA may need
-more channels than the load: 8 x 8 x 16 at 1021 coloured its direct level at stride 8 with 71
+0.413 ms with the idle residues' 16 x 5 x 13 on 1040 positions; docs/bench-padding.md).
+The stages are no longer translation-invariant, so the RWA may need more channels than the
+load: 8 x 8 x 16 at 1021 coloured its direct level at stride 8 with 71
 channels for a load of 64 (two steps) until the virtual positions were moved to the ends of
 blocks of twice that stride (`_Windowed._align`), where it colours at 64 and takes what 1024
 takes; at 4093, 8 x 8 x 64 still needs 66. Reduce-scatter is not padded: its chunk i ends at
@@ -879,8 +880,9 @@ class SynthAllReduce(_Windowed):
                     yield {"radices": radices, "direct": direct, "sweep": sweep, "holders": fit}
 
     def data_per_message(self, ring: Ring, params: Params) -> int:
-        """The vector is cut into the N' positions' chunks (chunk c ends reduced at position
-        c), but for idle residues' (`holders`), each into pieces (N' = N unless padded)."""
+        """The vector is cut into one chunk per position that holds a share (every one of
+        the N' unless `holders` < s_L; chunk c ends reduced at position c), each into pieces
+        (N' = N unless the shape is padded)."""
         return self._live_positions(params) * int_param(params, "pieces")
 
     def _live_positions(self, params: Params) -> int:
@@ -913,8 +915,10 @@ class SynthAllReduce(_Windowed):
             """Levels L - 1 and L send whole residues' classes: which, per step (else None)."""
             if live is None or i < top - 1:
                 return None
-            if i == top:  # every chunk a top member handles has its own residue: one
-                own: Sent = (live, lambda _i, _shift: np.arange(ring.nodes))  # stage a way
+            if i == top:
+                # every chunk a top member handles has its own residue, at every step: one
+                # object, so each direction's stage is built once
+                own: Sent = (live, lambda _i, _shift: np.arange(ring.nodes))
                 return lambda t: own
             return lambda t: (live, _edge_classes(ring.nodes, paired[i], t, gather))
 
