@@ -16,7 +16,6 @@ the achievable bound, and the ratios. Also how long one bound takes at that N (b
 from __future__ import annotations
 
 import argparse
-import math
 import resource
 import time
 from pathlib import Path
@@ -28,6 +27,7 @@ from app.schemas.results import AlgorithmResult
 from app.service import answer
 from models.achievable import achievable_bound, reduce_then_broadcast_slots, tree_hops
 from models.ring import Hardware, Ring
+from models.synthesis import holding
 from solver.catalog import algorithms
 
 SIZES = (4 * 2**20, 64 * 2**20)
@@ -166,9 +166,9 @@ def row(n: int, collective: str, size: int) -> tuple[str, float, bool]:
         notes.append(f"{s_params['direct']} direct")  # the lowest levels exchanged in one slot
     if s_params.get("sweep"):
         notes.append("top swept")  # all-reduce's top level by running sums both ways
-    top_stride = math.prod(s_params["radices"][:-1])
-    if s_params.get("holders", top_stride) != top_stride:  # idle residues (all-reduce)
-        notes.append(f"{s_params['holders']} of {top_stride} holding")
+    held = holding(s_params)  # idle residues (all-reduce)
+    if held is not None:
+        notes.append(f"{held[0]} of {held[1]} holding")
     if notes:
         shape += f" ({', '.join(notes)})"
     if not papers:

@@ -12,7 +12,6 @@ seconds; peak RSS at the end.
 from __future__ import annotations
 
 import argparse
-import math
 import resource
 import time
 from pathlib import Path
@@ -47,10 +46,9 @@ def synth_time(nodes: int, collective: str, size: int) -> tuple[float, str, floa
     assert found is not None, f"synth has no feasible shape at N = {nodes}"
     shape = "x".join(map(str, found.parameters["radices"]))
     extra = [f"{k} {v}" for k, v in found.parameters.items() if k in ("direct", "sweep") and v]
-    radices = found.parameters["radices"]
-    top = math.prod(radices[:-1])
-    if found.parameters.get("holders", top) != top:  # idle residues (all-reduce)
-        extra.append(f"{found.parameters['holders']} of {top} holding")
+    held = synthesis.holding(found.parameters)  # idle residues (all-reduce)
+    if held is not None:
+        extra.append(f"{held[0]} of {held[1]} holding")
     if extra:
         shape += f" ({', '.join(extra)})"
     return found.time_s, shape, result.achievable[0].bound_s, seconds

@@ -93,7 +93,7 @@ node i.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -541,14 +541,17 @@ class _Windowed(_Synthesized):
         for raw in super().shape_candidates(ring):
             radices = raw["radices"]
             assert isinstance(radices, tuple)
-            virtual = self._virtual(ring, raw)
-            fits = _direct_levels_within(
-                levels(virtual, radices, 1, len(radices)), self.hop_limit
-            )
-            for direct in range(fits + 1):
-                if direct and radices[direct - 1] <= 3:
-                    continue
-                yield {"radices": radices, "direct": direct}
+            yield from self._direct_variants(ring, radices)
+
+    def _direct_variants(self, ring: Ring, radices: tuple[int, ...]) -> Iterator[Params]:
+        """The shape with every valid number of direct levels, 0 first (see
+        `shape_candidates`)."""
+        virtual = self._virtual(ring, {"radices": radices})
+        fits = _direct_levels_within(levels(virtual, radices, 1, len(radices)), self.hop_limit)
+        for direct in range(fits + 1):
+            if direct and radices[direct - 1] <= 3:
+                continue
+            yield {"radices": radices, "direct": direct}
 
     def _align(self, ring: Ring, params: Params) -> int:
         """Twice the largest stride of a direct level whose far member is split by block
@@ -869,15 +872,9 @@ class SynthAllReduce(_Windowed):
         for radices in _idle_shapes(ring, self.hop_limit):
             fit = _holders_within(radices, channels)
             assert fit is not None
-            virtual = self._virtual(ring, {"radices": radices})
-            fits = _direct_levels_within(
-                levels(virtual, radices, 1, len(radices)), self.hop_limit
-            )
-            for direct in range(fits + 1):
-                if direct and radices[direct - 1] <= 3:
-                    continue
+            for raw in self._direct_variants(ring, radices):
                 for sweep in (0, 1):
-                    yield {"radices": radices, "direct": direct, "sweep": sweep, "holders": fit}
+                    yield {**raw, "sweep": sweep, "holders": fit}
 
     def data_per_message(self, ring: Ring, params: Params) -> int:
         """The vector is cut into one chunk per position that holds a share (every one of
@@ -893,11 +890,12 @@ class SynthAllReduce(_Windowed):
 
     def _live(self, params: Params) -> npt.NDArray[np.bool_] | None:
         """Per residue mod the top stride, whether it holds a share; None when all do."""
+        held = holding(params)
+        if held is None:
+            return None
         radices = params["radices"]
         assert isinstance(radices, tuple)
-        if int_param(params, "holders") == math.prod(radices[:-1]):
-            return None
-        return ~idle_residues(radices, int_param(params, "holders"))
+        return ~idle_residues(radices, held[0])
 
     def _phases(self, ring: Ring, params: Params) -> tuple[list[Level], Level | None]:
         """The levels reduced and gathered, bottom first, and the swept top level (or None)."""
@@ -951,6 +949,18 @@ class SynthAllReduce(_Windowed):
             flows = [_live_flow(flow, chunk_live, q) for flow in flows]
         return Schedule("allreduce", n, frozen(nodes), self._live_positions(params) * q,
                         tuple(flows))
+
+
+def holding(params: Mapping[str, object]) -> tuple[int, int] | None:
+    """(holders, s_L) of an all-reduce shape some of whose residues are idle (`holders` below
+    the top stride s_L); None for every other shape (every residue holds, or no `holders`).
+    Takes resolved params or a plan's reported ones (radices as a list)."""
+    radices = params["radices"]
+    assert isinstance(radices, Sequence)
+    top = math.prod(radices[:-1])
+    holders = params.get("holders", top)
+    assert isinstance(holders, int)
+    return None if holders == top else (holders, top)
 
 
 def _holders_refusal(params: Params) -> str | None:

@@ -18,6 +18,7 @@ from models.synthesis import (
     SynthAllToAll,
     SynthReduceScatter,
     balanced_digits,
+    holding,
     idle_residues,
     levels,
     multiplicative_partitions,
@@ -79,7 +80,7 @@ def check(
             assert len(set(hops.tolist())) == 1
             continue
         stride, a, b = shifts[i]
-        idle = params.get("holders", math.prod(radices[:-1])) != math.prod(radices[:-1])
+        idle = holding(params) is not None
         for way, steps in ((Direction.CW, a), (Direction.CCW, b)):
             reached = set(hops[mine.allowed == way].tolist())
             expected = {m * stride for m in range(1, steps + 1)}
@@ -298,7 +299,7 @@ def _idle_candidates(ring: Ring, hop_limit: int) -> list[dict[str, object]]:
     """The all-reduce search's candidates with idle residues (holders < the top stride)."""
     return [
         raw for raw in SynthAllReduce(hop_limit=hop_limit).shape_candidates(ring)
-        if raw["holders"] != math.prod(raw["radices"][:-1])  # type: ignore[call-overload]
+        if holding(raw) is not None
     ]
 
 
