@@ -94,7 +94,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
@@ -239,6 +239,7 @@ class Level:
     direct: bool = False  # one slot to every window member instead of the pipeline
     sweep: bool = False  # all-reduce's top level: running sums swept both ways (no RS + AG)
     split_far: bool = False  # direct, even window: the far member reached both ways round
+    centres: int | None = None  # a sweep's: members forming each chunk's sum (None: all)
 
     @property
     def modulus(self) -> int:
@@ -254,9 +255,19 @@ class Level:
         return (self.window - 1) // 2
 
     @property
+    def broadcast_steps(self) -> int:
+        """Slots a swept level with fewer centres than members takes after its sweep to
+        bring each chunk's sum from its centres to the other members (`centre_reach`)."""
+        if not self.sweep or self.direct or self.centres is None:
+            return 0
+        cw, _ = centre_reach(self.window, self.centres)
+        return int(cw.max())
+
+    @property
     def steps(self) -> int:
-        """Slots of the level: one when direct, else the pipeline's cw_steps."""
-        return 1 if self.direct else self.cw_steps
+        """Slots of the level: one when direct, else the pipeline's cw_steps (a sweep with
+        centres: and its broadcast steps)."""
+        return 1 if self.direct else self.cw_steps + self.broadcast_steps
 
     @property
     def longest_hops(self) -> int:
@@ -266,13 +277,14 @@ class Level:
 
 def levels(
     ring: Ring, radices: tuple[int, ...], pieces: int, direct: int = 0, sweep: bool = False,
-    holders: int | None = None,
+    holders: int | None = None, centres: int | None = None,
 ) -> list[Level]:
     """The levels of a shape, bottom (stride 1) first; the lowest `direct` are direct; with
     `sweep` the top level is swept (all-reduce). `holders` (all-reduce): of every s_L
     residues mod the top stride, how many hold a share of the vector (`idle_residues`); the
     bundles below the top level hold that fraction of their chunks, and the top level's
-    lightpaths are counted per holder, not per stride."""
+    lightpaths are counted per holder, not per stride. `centres` (a swept top level): of its
+    k_L members, how many form each chunk's sum (None or k_L: every member)."""
     channels = ring.channels_per_direction
     top_stride = math.prod(radices[:-1])
     held = top_stride if holders is None else holders
@@ -297,7 +309,7 @@ def levels(
             bundle = ring.nodes // top_stride * (held // modulus) * pieces
         out.append(
             Level(stride, k, lightpaths, bundle, -(-bundle // lightpaths), i < direct, swept,
-                  split)
+                  split, centres if swept and centres is not None and centres < k else None)
         )
         stride *= k
     return out
@@ -315,6 +327,23 @@ def _direct_load(window: int, split_far: bool) -> int:
     if a == b:
         return b * (b + 1) // 2
     return b * (b + 1) // 2 + (-(-a // 2) if split_far else a)
+
+
+def centre_offsets(window: int, centres: int) -> IntArray:
+    """A swept level's centres (`centres` = q of its k members): chunk j's sum forms at the
+    members j + e_i, e_i = floor(i k / q) for i < q, spread evenly round the window; every
+    chunk's centres are the same offsets from it, so each member is a centre of q chunks and
+    each sweep step sends q chunks a way."""
+    return (np.arange(centres, dtype=np.int64) * window) // centres
+
+
+def centre_reach(window: int, centres: int) -> tuple[IntArray, IntArray]:
+    """Per centre (`centre_offsets`), how many members after it (CW) and before it (CCW)
+    take the sum from it: of the g - 1 members between it and the next centre, the nearer
+    half each, the middle one (g even) from behind: floor(g / 2) CW, (g - 1) // 2 CCW."""
+    offsets = centre_offsets(window, centres)
+    gaps = np.diff(np.append(offsets, window))
+    return gaps // 2, np.roll((gaps - 1) // 2, 1)
 
 
 def idle_residues(radices: tuple[int, ...], holders: int) -> npt.NDArray[np.bool_]:
@@ -567,20 +596,23 @@ class _Windowed(_Synthesized):
     def _levels(self, ring: Ring, params: Params) -> list[Level]:
         radices = params["radices"]
         assert isinstance(radices, tuple)
-        holders = params.get("holders")
+        holders, centres = params.get("holders"), params.get("centres")
         return levels(
             ring, radices, int_param(params, "pieces"), int_param(params, "direct"),
             bool(params.get("sweep", 0)), holders if isinstance(holders, int) else None,
+            centres if isinstance(centres, int) else None,
         )
 
     def _step_stage(
-        self, ring: Ring, level: Level, ccw: bool, label: str, sent: Sent | None = None
+        self, ring: Ring, level: Level, ccw: bool, label: str, sent: Sent | None = None,
+        ccw_bundle: int | None = None,
     ) -> Stage:
         """One step of a level: every node sends x lightpaths to v + s (CW) and, when the
         step has both, x to v - s (CCW); a direct level's one step sends x to each window
         member (`_shifts`). Directions pinned (the design's routing). `sent` (an all-reduce
         with idle residues): per shift, the residue of the class each node sends, and which
-        residues are live; a node whose class there is idle sends nothing."""
+        residues are live; a node whose class there is idle sends nothing. `ccw_bundle`: the
+        pieces a node sends CCW where that is fewer than CW (a centre broadcast's)."""
         n = ring.nodes
         nodes = np.arange(n, dtype=np.int64)
         sources, destinations, allowed = [], [], []
@@ -593,13 +625,18 @@ class _Windowed(_Synthesized):
             sources.append(nodes[keep])
             destinations.append((nodes + shift)[keep] % n)
             allowed.append(np.where(shift > 0, Direction.CW, Direction.CCW)[keep].astype(np.int64))
-        s = np.concatenate(sources)
+        s, ways = np.concatenate(sources), np.concatenate(allowed)
+        bundle = np.where(
+            ways == Direction.CCW,
+            level.bundle_pieces if ccw_bundle is None else ccw_bundle,
+            level.bundle_pieces,
+        )
         return Stage.from_demands(
             n,
             s,
             np.concatenate(destinations),
-            np.full(len(s), -(-level.bundle_pieces // level.per_lightpath), dtype=np.int64),
-            np.concatenate(allowed),
+            -(-bundle // level.per_lightpath),
+            ways,
             label,
             level.per_lightpath,
         )
@@ -617,6 +654,8 @@ class _Windowed(_Synthesized):
         if level.direct:
             return [self._step_stage(ring, level, True, f"{name} direct",
                                      None if sent is None else sent(0))]
+        if level.centres is not None:
+            return self._centre_stages(ring, level, name, sent)
         a, b = level.cw_steps, level.ccw_steps
         if sent is not None:  # the classes sent may change with the step
             both_at = range(a - b, a) if level.sweep else range(b)
@@ -634,6 +673,31 @@ class _Windowed(_Synthesized):
         if level.sweep:
             return [only_cw if t < a - b else both for t in range(a)]
         return [both if t < b else only_cw for t in range(a)]
+
+
+    def _centre_stages(
+        self, ring: Ring, level: Level, name: str, sent: Callable[[int], Sent] | None
+    ) -> list[Stage]:
+        """A sweep with centres: the sweep's steps, each lightpath carrying the q chunks
+        whose chains end at a centre (`_towards_centres`), then the broadcast steps, CW and,
+        while some centre reaches that far back, CCW (`_centre_broadcasts`)."""
+        assert level.centres is not None
+        pieces = level.bundle_pieces // level.window
+
+        def carrying(chunks: int) -> Level:
+            bundle = chunks * pieces
+            return replace(level, centres=None, bundle_pieces=bundle,
+                           per_lightpath=-(-bundle // level.lightpaths))
+
+        out = self._level_stages(ring, carrying(level.centres), name, sent)
+        cw_reach, ccw_reach = centre_reach(level.window, level.centres)
+        for x in range(1, int(cw_reach.max()) + 1):
+            cw, ccw = int((cw_reach >= x).sum()), int((ccw_reach >= x).sum())
+            out.append(self._step_stage(
+                ring, carrying(cw), ccw > 0, f"{name} broadcast {x}",
+                None if sent is None else sent(0), ccw * pieces,
+            ))
+        return out
 
 
 def _direct_levels_within(found: list[Level], hop_limit: int | None) -> int:
@@ -793,12 +857,73 @@ def _sweep_flows(ring: Ring, level: Level, pieces: int, label: str) -> list[Stag
         if t >= a - b:
             moves.append((-level.stride, nodes))
             registers.append((0b101, 0 if last else 2))
-        out.append(
-            _bundles_flow(
-                ring, level, moves, level.modulus, pieces,
-                Reduction.ADD if last else Reduction.SET, f"{label} step {t + 1}", registers,
-            )
+        flow = _bundles_flow(
+            ring, level, moves, level.modulus, pieces,
+            Reduction.ADD if last else Reduction.SET, f"{label} step {t + 1}", registers,
         )
+        out.append(
+            flow if level.centres is None else _towards_centres(ring, level, t, pieces, flow)
+        )
+    if level.centres is not None:
+        out += _centre_broadcasts(ring, level, pieces, label)
+    return out
+
+
+def _towards_centres(
+    ring: Ring, level: Level, t: int, pieces: int, flow: StageFlow
+) -> StageFlow:
+    """Sweep step t with centres: of its class vector member m sends only the running sums
+    whose chain ends at a centre of theirs: CW the chunks j with m + (a - t) a centre of j
+    (the chain started a strides behind it at step 0), CCW those with m - (a - t) one. The
+    registers are the sweep's: every chain starts at step 0 with empty L and R, and a member
+    that sends a chunk's running sum at step t > 0 received it (same centre) at step t - 1."""
+    assert level.centres is not None
+    s, k, a = level.stride, level.window, level.cw_steps
+    centre = np.zeros(k, dtype=bool)
+    centre[centre_offsets(k, level.centres)] = True
+    member, chunk = flow.senders // s, flow.data // pieces // s
+    cw = (flow.receivers - flow.senders) % ring.nodes == s
+    ahead = np.where(cw, member + (a - t), member - (a - t))
+    keep = centre[(ahead - chunk) % k]
+    bundle = -(-level.centres * pieces // level.lightpaths)
+    return StageFlow.of(
+        flow.senders[keep], flow.receivers[keep], flow.data[keep], flow.reduction, flow.label,
+        bundle, reads=None if flow.reads is None else flow.reads[keep],
+        writes=None if flow.writes is None else flow.writes[keep],
+    )
+
+
+def _centre_broadcasts(ring: Ring, level: Level, pieces: int, label: str) -> list[StageFlow]:
+    """After a sweep with centres, step x = 1..max reach: each chunk's sum goes one stride
+    further from each of its centres, CW to the member x after it and CCW to the member x
+    before it while they are within its reach (`centre_reach`): member m sends CW chunk j
+    when m - j = e + x - 1 for a centre offset e reaching x CW, CCW when m - j = e - x + 1.
+    COPY of complete sums into register 0 (each member takes its chunk from one centre)."""
+    assert level.centres is not None
+    s, k = level.stride, level.window
+    offsets = centre_offsets(k, level.centres)
+    cw_reach, ccw_reach = centre_reach(k, level.centres)
+    nodes = np.arange(ring.nodes, dtype=np.int64)
+    member, residue = nodes // s, nodes % s
+    within = np.arange(pieces, dtype=np.int64)
+    out = []
+    for x in range(1, int(cw_reach.max()) + 1):
+        senders, receivers, data = [], [], []
+        for shift, sends in ((s, offsets[cw_reach >= x] + x - 1),
+                             (-s, offsets[ccw_reach >= x] - x + 1)):
+            if not len(sends):
+                continue
+            chunk = (member[:, None] - sends[None, :]) % k  # per node, the chunks it sends
+            item = (residue[:, None] + chunk * s)[:, :, None] * pieces + within
+            data.append(item.reshape(-1))
+            per_node = len(sends) * pieces
+            senders.append(np.repeat(nodes, per_node))
+            receivers.append(np.repeat((nodes + shift) % ring.nodes, per_node))
+        most = max(int((cw_reach >= x).sum()), int((ccw_reach >= x).sum()))
+        out.append(StageFlow.of(
+            np.concatenate(senders), np.concatenate(receivers), np.concatenate(data),
+            Reduction.COPY, f"{label} broadcast {x}", -(-most * pieces // level.lightpaths),
+        ))
     return out
 
 
@@ -837,6 +962,18 @@ class SynthAllReduce(_Windowed):
             default_rule="s_L: every position holds a share",
             maximum_rule="s_L",
         ),
+        ParamSpec(
+            "centres",
+            "with sweep = 1 (a pipeline top level of k_L members): at how many members each "
+            "chunk's sum forms, spread evenly; the sweep sends each member only the running "
+            "sums bound for a centre (centres / k_L of the class vector a step), and the "
+            "centres then pass the sums on to the members between them, one stride a step: "
+            "floor(ceil(k_L / centres) / 2) more slots for about centres / k_L of the bytes",
+            2,
+            None,
+            default_rule="k_L: every member (the plain sweep)",
+            maximum_rule="k_L",
+        ),
     )
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
@@ -845,6 +982,7 @@ class SynthAllReduce(_Windowed):
         radices = out["radices"]
         assert isinstance(radices, tuple)
         out["holders"] = out.pop("holders", math.prod(radices[:-1]))
+        out["centres"] = out.pop("centres", radices[-1])
         return out
 
     def refusal(self, ring: Ring, params: Params) -> str | None:
@@ -853,7 +991,7 @@ class SynthAllReduce(_Windowed):
             return f"sweep is 0 or 1, got {int_param(params, 'sweep')}"
         if reason is None:
             reason = _holders_refusal(params)
-        return reason
+        return reason or _centres_refusal(params)
 
     def shape_candidates(self, ring: Ring) -> Iterator[Params]:
         """Every candidate of the hierarchy, each without and with the top-level sweep; where
@@ -979,6 +1117,31 @@ def _holders_refusal(params: Params) -> str | None:
         return (
             f"holders = {holders}: s_L - holders must be a multiple of the stride below the top "
             f"level, {below}, so every class below holds as many live chunks; use one of {fits}"
+        )
+    return None
+
+
+def _centres_refusal(params: Params) -> str | None:
+    """Why `centres` does not fit the shape, or None: at most k_L, and fewer only for a
+    swept top level that is a pipeline."""
+    radices = params["radices"]
+    assert isinstance(radices, tuple)
+    centres, window = int_param(params, "centres"), radices[-1]
+    if centres > window:
+        return (
+            f"centres = {centres}, more than the top level's {window} members; use "
+            f"centres <= {window}"
+        )
+    if centres < window and not int_param(params, "sweep"):
+        return (
+            f"centres = {centres} needs a swept top level (sweep = 1); without it every "
+            "chunk's sum forms at one member already (use centres = k_L)"
+        )
+    if centres < window and int_param(params, "direct") == len(radices):
+        return (
+            f"centres = {centres}: the top level is direct (one slot, every member sends its "
+            "vector to all the others), so every member forms the sums; use centres = k_L "
+            "or direct < the number of levels"
         )
     return None
 
