@@ -93,7 +93,9 @@ node i.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
@@ -478,11 +480,18 @@ class _Synthesized(Algorithm):
         if virtual is ring:
             return out
         pad = self._padding(ring, virtual, params)
-        # a pipeline repeats one stage object per step: mapped (and later keyed) once
+        # a pipeline repeats one stage object per step, and a shape's variants share their
+        # levels' arrays (`_remembered`): each set of arrays mapped (and later keyed) once
         mapped: dict[int, Stage] = {}
         for stage in out:
             if id(stage) not in mapped:
-                mapped[id(stage)] = _stage_on_nodes(stage, pad, ring.nodes)
+                arrays = (stage.sources, stage.destinations, stage.counts, stage.allowed)
+                on_nodes = _remembered(
+                    (*(id(array) for array in arrays), ring.nodes, pad.positions,
+                     pad.virtual.tobytes()),
+                    lambda stage=stage: [stage, _stage_on_nodes(stage, pad, ring.nodes)],
+                )[1]
+                mapped[id(stage)] = replace(on_nodes, label=stage.label, pieces=stage.pieces)
         return [mapped[id(stage)] for stage in out]
 
     def schedule(self, ring: Ring, params: Params) -> Schedule:
@@ -604,15 +613,13 @@ class _Windowed(_Synthesized):
         )
 
     def _step_stage(
-        self, ring: Ring, level: Level, ccw: bool, label: str, sent: Sent | None = None,
-        ccw_bundle: int | None = None,
+        self, ring: Ring, level: Level, ccw: bool, label: str, sent: Sent | None = None
     ) -> Stage:
         """One step of a level: every node sends x lightpaths to v + s (CW) and, when the
         step has both, x to v - s (CCW); a direct level's one step sends x to each window
         member (`_shifts`). Directions pinned (the design's routing). `sent` (an all-reduce
         with idle residues): per shift, the residue of the class each node sends, and which
-        residues are live; a node whose class there is idle sends nothing. `ccw_bundle`: the
-        pieces a node sends CCW where that is fewer than CW (a centre broadcast's)."""
+        residues are live; a node whose class there is idle sends nothing."""
         n = ring.nodes
         nodes = np.arange(n, dtype=np.int64)
         sources, destinations, allowed = [], [], []
@@ -625,18 +632,13 @@ class _Windowed(_Synthesized):
             sources.append(nodes[keep])
             destinations.append((nodes + shift)[keep] % n)
             allowed.append(np.where(shift > 0, Direction.CW, Direction.CCW)[keep].astype(np.int64))
-        s, ways = np.concatenate(sources), np.concatenate(allowed)
-        bundle = np.where(
-            ways == Direction.CCW,
-            level.bundle_pieces if ccw_bundle is None else ccw_bundle,
-            level.bundle_pieces,
-        )
+        s = np.concatenate(sources)
         return Stage.from_demands(
             n,
             s,
             np.concatenate(destinations),
-            -(-bundle // level.per_lightpath),
-            ways,
+            np.full(len(s), -(-level.bundle_pieces // level.per_lightpath), dtype=np.int64),
+            np.concatenate(allowed),
             label,
             level.per_lightpath,
         )
@@ -646,16 +648,28 @@ class _Windowed(_Synthesized):
         return sum(level.steps for level in self._levels(ring, params))
 
     def _level_stages(
-        self, ring: Ring, level: Level, name: str, sent: Callable[[int], Sent] | None = None
+        self, ring: Ring, level: Level, name: str, sent: Callable[[int], Sent] | None = None,
+        sent_key: Hashable = None,
     ) -> list[Stage]:
         """A pipeline's steps take both directions first (CCW has fewer); a sweep's take the
         CW-only step first, so both directions' last steps land together. `sent` (idle
-        residues): per step t, what `_step_stage` filters by."""
+        residues): per step t, what `_step_stage` filters by, and `sent_key` what it depends
+        on beside the ring and the level (None: nothing). The stages are remembered
+        (`_remembered`): a shape's variants (sweep, centres) share their levels' stages."""
+        return _remembered(
+            (ring, level, name, sent is not None, sent_key),
+            lambda: self._build_level_stages(ring, level, name, sent, sent_key),
+        )
+
+    def _build_level_stages(
+        self, ring: Ring, level: Level, name: str, sent: Callable[[int], Sent] | None,
+        sent_key: Hashable,
+    ) -> list[Stage]:
         if level.direct:
             return [self._step_stage(ring, level, True, f"{name} direct",
                                      None if sent is None else sent(0))]
         if level.centres is not None:
-            return self._centre_stages(ring, level, name, sent)
+            return self._centre_stages(ring, level, name, sent, sent_key)
         a, b = level.cw_steps, level.ccw_steps
         if sent is not None:  # the classes sent may change with the step
             both_at = range(a - b, a) if level.sweep else range(b)
@@ -674,30 +688,72 @@ class _Windowed(_Synthesized):
             return [only_cw if t < a - b else both for t in range(a)]
         return [both if t < b else only_cw for t in range(a)]
 
-
     def _centre_stages(
-        self, ring: Ring, level: Level, name: str, sent: Callable[[int], Sent] | None
+        self, ring: Ring, level: Level, name: str, sent: Callable[[int], Sent] | None,
+        sent_key: Hashable,
     ) -> list[Stage]:
-        """A sweep with centres: the sweep's steps, each lightpath carrying the q chunks
-        whose chains end at a centre (`_towards_centres`), then the broadcast steps, CW and,
-        while some centre reaches that far back, CCW (`_centre_broadcasts`)."""
+        """A sweep with centres: the plain sweep's steps, each lightpath carrying only the q
+        chunks whose chains end at a centre (`_towards_centres`), then the broadcast steps,
+        CW and, while some centre reaches that far back, CCW (`_centre_broadcasts`). The
+        lightpaths are the plain sweep's (the same arrays: bounded once in a search), with
+        their pieces (and, several lightpaths a way, counts) of these chunks."""
         assert level.centres is not None
         pieces = level.bundle_pieces // level.window
-
-        def carrying(chunks: int) -> Level:
-            bundle = chunks * pieces
-            return replace(level, centres=None, bundle_pieces=bundle,
-                           per_lightpath=-(-bundle // level.lightpaths))
-
-        out = self._level_stages(ring, carrying(level.centres), name, sent)
+        plain = replace(level, centres=None)
+        sweep = self._level_stages(ring, plain, name, sent, sent_key)
+        both = sweep[-1]  # the last step goes both ways
+        only_cw = sweep[0] if level.window % 2 == 0 else _remembered(
+            (ring, plain, name, "CW only", sent is not None, sent_key),
+            lambda: [self._step_stage(ring, plain, False, name, None if sent is None else
+                                      sent(0))],
+        )[0]
         cw_reach, ccw_reach = centre_reach(level.window, level.centres)
+        out = [
+            _carrying(stage, level.centres * pieces, level.centres * pieces, level.lightpaths,
+                      stage.label)
+            for stage in sweep
+        ]
         for x in range(1, int(cw_reach.max()) + 1):
             cw, ccw = int((cw_reach >= x).sum()), int((ccw_reach >= x).sum())
-            out.append(self._step_stage(
-                ring, carrying(cw), ccw > 0, f"{name} broadcast {x}",
-                None if sent is None else sent(0), ccw * pieces,
-            ))
+            out.append(_carrying(both if ccw else only_cw, cw * pieces, ccw * pieces,
+                                 level.lightpaths, f"{name} broadcast {x}"))
         return out
+
+
+def _carrying(stage: Stage, cw_pieces: int, ccw_pieces: int, lightpaths: int,
+              label: str) -> Stage:
+    """`stage`'s lightpaths carrying `cw_pieces` CW and `ccw_pieces` CCW per pair over up to
+    `lightpaths` lightpaths each (a centre sweep's steps): the same arrays where the counts
+    do not change."""
+    per = -(-cw_pieces // lightpaths)
+    counts = np.where(stage.allowed == Direction.CCW, -(-ccw_pieces // per), -(-cw_pieces // per))
+    if np.array_equal(counts, stage.counts):
+        counts = stage.counts
+    return replace(stage, counts=counts, pieces=per, label=label)
+
+
+_MEMO_SIZE = 64
+_memo: OrderedDict[Hashable, list[Stage]] = OrderedDict()
+_memo_lock = threading.Lock()
+
+
+def _remembered(key: Hashable, build: Callable[[], list[Stage]]) -> list[Stage]:
+    """The stages of `key`, built once while among the last `_MEMO_SIZE` asked for (a key
+    naming arrays by id keeps them in its value, so no id is reused meanwhile). A
+    search takes a shape's variants (with and without a sweep, each number of centres) one
+    after the other; they share their levels' stages, and the search's bounds cache knows
+    a stage it has met by the identity of its arrays, so a remembered stage is neither built
+    nor hashed again (N = 4096: 1934 all-reduce candidates)."""
+    with _memo_lock:
+        if key in _memo:
+            _memo.move_to_end(key)
+            return _memo[key]
+    out = build()
+    with _memo_lock:
+        _memo[key] = out
+        if len(_memo) > _MEMO_SIZE:
+            _memo.popitem(last=False)
+    return out
 
 
 def _direct_levels_within(found: list[Level], hop_limit: int | None) -> int:
@@ -1003,16 +1059,14 @@ class SynthAllReduce(_Windowed):
             radices = raw["radices"]
             assert isinstance(radices, tuple)
             fit = _holders_within(radices, channels)
-            for sweep in (0, 1):
-                yield {**raw, "sweep": sweep, "holders": math.prod(radices[:-1])}
-                if fit is not None:
-                    yield {**raw, "sweep": sweep, "holders": fit}
+            for holders in (math.prod(radices[:-1]), fit):
+                if holders is not None:
+                    yield from _with_centres({**raw, "holders": holders})
         for radices in _idle_shapes(ring, self.hop_limit):
             fit = _holders_within(radices, channels)
             assert fit is not None
             for raw in self._direct_variants(ring, radices):
-                for sweep in (0, 1):
-                    yield {**raw, "sweep": sweep, "holders": fit}
+                yield from _with_centres({**raw, "holders": fit})
 
     def data_per_message(self, ring: Ring, params: Params) -> int:
         """The vector is cut into one chunk per position that holds a share (every one of
@@ -1058,15 +1112,21 @@ class SynthAllReduce(_Windowed):
                 return lambda t: own
             return lambda t: (live, _edge_classes(ring.nodes, paired[i], t, gather))
 
+        def key(i: int, gather: bool) -> Hashable:
+            """What `sent(i, gather)` depends on beside the ring and the level."""
+            return None if live is None else (params["radices"], params["holders"], i == top,
+                                              gather)
+
         out: list[Stage] = []
         for i, level in enumerate(paired):
             out += self._level_stages(ring, level, f"reduce-scatter level {i + 1}",
-                                      sent(i, False))
+                                      sent(i, False), key(i, False))
         if swept is not None:
             out += self._level_stages(ring, swept, f"sweep level {len(paired) + 1}",
-                                      sent(top, False))
+                                      sent(top, False), key(top, False))
         for i, level in reversed(list(enumerate(paired))):
-            out += self._level_stages(ring, level, f"all-gather level {i + 1}", sent(i, True))
+            out += self._level_stages(ring, level, f"all-gather level {i + 1}", sent(i, True),
+                                      key(i, True))
         return out
 
     def _stage_count(self, ring: Ring, params: Params) -> int:
@@ -1119,6 +1179,32 @@ def _holders_refusal(params: Params) -> str | None:
             f"level, {below}, so every class below holds as many live chunks; use one of {fits}"
         )
     return None
+
+
+def centre_counts(window: int) -> list[int]:
+    """The centres worth trying on a swept top level of `window` members, most first: for
+    each number of broadcast steps d >= 1, the fewest centres that leave every member within
+    d strides of one, ceil(k / (2 d + 1)), down to 2 (one centre: reduce-scatter and
+    all-gather, `sweep` = 0)."""
+    out: list[int] = []
+    d = 1
+    while (q := -(-window // (2 * d + 1))) >= 2:
+        if q not in out:
+            out.append(q)
+        d += 1
+    return out
+
+
+def _with_centres(raw: Params) -> Iterator[Params]:
+    """A candidate without and with the sweep, and swept with each of `centre_counts` where
+    its top level is a pipeline."""
+    radices = raw["radices"]
+    assert isinstance(radices, tuple)
+    yield {**raw, "sweep": 0, "centres": radices[-1]}
+    yield {**raw, "sweep": 1, "centres": radices[-1]}
+    if int_param(raw, "direct") < len(radices):
+        for centres in centre_counts(radices[-1]):
+            yield {**raw, "sweep": 1, "centres": centres}
 
 
 def _centres_refusal(params: Params) -> str | None:
