@@ -708,15 +708,20 @@ class _Windowed(_Synthesized):
                                       sent(0))],
         )[0]
         cw_reach, ccw_reach = centre_reach(level.window, level.centres)
-        out = [
-            _carrying(stage, level.centres * pieces, level.centres * pieces, level.lightpaths,
-                      stage.label)
-            for stage in sweep
-        ]
+        # one stage object per distinct step, repeated like a pipeline's
+        made: dict[tuple[int, int, int], Stage] = {}
+
+        def step(stage: Stage, cw: int, ccw: int, label: str) -> Stage:
+            key = (id(stage), cw, ccw)
+            if key not in made:
+                made[key] = _carrying(stage, cw * pieces, ccw * pieces, level.lightpaths, label)
+            return made[key]
+
+        q = level.centres
+        out = [step(stage, q, q, stage.label) for stage in sweep]
         for x in range(1, int(cw_reach.max()) + 1):
             cw, ccw = int((cw_reach >= x).sum()), int((ccw_reach >= x).sum())
-            out.append(_carrying(both if ccw else only_cw, cw * pieces, ccw * pieces,
-                                 level.lightpaths, f"{name} broadcast {x}"))
+            out.append(step(both if ccw else only_cw, cw, ccw, f"{name} broadcast"))
         return out
 
 
@@ -1183,15 +1188,16 @@ def _holders_refusal(params: Params) -> str | None:
 
 def centre_counts(window: int) -> list[int]:
     """The centres worth trying on a swept top level of `window` members, most first: for
-    each number of broadcast steps d >= 1, the fewest centres that leave every member within
-    d strides of one, ceil(k / (2 d + 1)), down to 2 (one centre: reduce-scatter and
-    all-gather, `sweep` = 0)."""
+    broadcast steps d = 1, 2, 3, 4, 6, 9, 13, ... (each about 1.5 times the one before: a
+    wide window would give dozens of counts, each a candidate of k / 2 stages or more), the
+    fewest centres that leave every member within d strides of one, ceil(k / (2 d + 1)),
+    down to 2 (one centre: reduce-scatter and all-gather, `sweep` = 0)."""
     out: list[int] = []
     d = 1
     while (q := -(-window // (2 * d + 1))) >= 2:
         if q not in out:
             out.append(q)
-        d += 1
+        d = max(d + 1, d * 3 // 2)
     return out
 
 
