@@ -97,6 +97,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import ClassVar
 
 import numpy as np
@@ -180,6 +181,12 @@ def _stage_on_nodes(stage: Stage, pad: Padding, nodes: int) -> Stage:
         nodes, s[remote], d[remote], stage.counts[remote], stage.allowed[remote], stage.label,
         stage.pieces,
     )
+
+
+def _kept_on_nodes(stage: Stage, pad: Padding, nodes: int) -> list[Stage]:
+    """`_stage_on_nodes` after the stage itself, which a memo keyed by its arrays' ids keeps
+    alive with it (`_remembered`)."""
+    return [stage, _stage_on_nodes(stage, pad, nodes)]
 
 
 VIRTUAL_REGISTERS = 3
@@ -483,13 +490,13 @@ class _Synthesized(Algorithm):
         # a pipeline repeats one stage object per step, and a shape's variants share their
         # levels' arrays (`_remembered`): each set of arrays mapped (and later keyed) once
         mapped: dict[int, Stage] = {}
+        where = (ring.nodes, pad.positions, pad.virtual.tobytes())
         for stage in out:
             if id(stage) not in mapped:
                 arrays = (stage.sources, stage.destinations, stage.counts, stage.allowed)
                 on_nodes = _remembered(
-                    (*(id(array) for array in arrays), ring.nodes, pad.positions,
-                     pad.virtual.tobytes()),
-                    lambda stage=stage: [stage, _stage_on_nodes(stage, pad, ring.nodes)],
+                    (*(id(array) for array in arrays), *where),
+                    partial(_kept_on_nodes, stage, pad, ring.nodes),
                 )[1]
                 mapped[id(stage)] = replace(on_nodes, label=stage.label, pieces=stage.pieces)
         return [mapped[id(stage)] for stage in out]
@@ -1030,7 +1037,7 @@ class SynthAllReduce(_Windowed):
             "sums bound for a centre (centres / k_L of the class vector a step), and the "
             "centres then pass the sums on to the members between them, one stride a step: "
             "floor(ceil(k_L / centres) / 2) more slots for about centres / k_L of the bytes",
-            2,
+            1,
             None,
             default_rule="k_L: every member (the plain sweep)",
             maximum_rule="k_L",
@@ -1223,6 +1230,11 @@ def _centres_refusal(params: Params) -> str | None:
         return (
             f"centres = {centres}, more than the top level's {window} members; use "
             f"centres <= {window}"
+        )
+    if centres == 1 < window:
+        return (
+            "centres = 1 forms every chunk's sum at one member and passes it on: that is "
+            "the top level reduce-scattered and gathered; use sweep = 0 (or centres >= 2)"
         )
     if centres < window and not int_param(params, "sweep"):
         return (

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from models.algorithms.base import Algorithm
 from models.dataflow import simulate
@@ -18,6 +20,9 @@ from models.synthesis import (
     SynthAllToAll,
     SynthReduceScatter,
     balanced_digits,
+    centre_counts,
+    centre_offsets,
+    centre_reach,
     holding,
     idle_residues,
     levels,
@@ -51,10 +56,13 @@ def demands(stage: Stage) -> list[tuple[int, int, int]]:
 def check(
     algorithm: Algorithm, ring: Ring, radices: tuple[int, ...], pieces: int | None,
     direct: int | None = None, sweep: int | None = None, holders: int | None = None,
+    centres: int | None = None,
 ) -> None:
     given: dict[str, object] = {"radices": radices}
     if holders is not None:
         given["holders"] = holders
+    if centres is not None:
+        given["centres"] = centres
     if pieces is not None:
         given["pieces"] = pieces
     if direct is not None:
@@ -140,10 +148,16 @@ def expected_shifts(
     if not isinstance(algorithm, SynthAllReduce):
         return [s for lv in reversed(found) for s in level(lv)]
     if params["sweep"]:
-        below = found[:-1]
+        below, top = found[:-1], found[-1]
+        centres = params["centres"]
+        broadcast = []  # then each centre's sum one stride further a step, CCW while reached
+        if centres < top.window and not top.direct:  # type: ignore[operator]
+            cw, ccw = centre_reach(top.window, centres)  # type: ignore[arg-type]
+            broadcast = [(top.stride, 1, int(ccw.max() >= x)) for x in range(1, cw.max() + 1)]
         return (
             [s for lv in below for s in level(lv)]
-            + level(found[-1], swept=True)
+            + level(top, swept=True)
+            + broadcast
             + [s for lv in reversed(below) for s in level(lv)]
         )
     return [s for lv in found for s in level(lv)] + [s for lv in reversed(found) for s in level(lv)]
@@ -315,22 +329,23 @@ def test_every_idle_residue_shape_delivers_on_small_rings(
     ring = Ring(nodes, 1, wavelengths)
     for raw in _idle_candidates(ring, hop_limit):
         check(SynthAllReduce(), ring, raw["radices"], None, raw["direct"], raw["sweep"],  # type: ignore[arg-type]
-              raw["holders"])  # type: ignore[arg-type]
+              raw["holders"], raw["centres"])  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
-    ("nodes", "radices", "direct", "sweep", "holders"),
+    ("nodes", "radices", "direct", "sweep", "holders", "centres"),
     [
-        (1024, (16, 5, 13), 2, 1, 64),
-        (1040, (16, 5, 13), 2, 1, 64),
-        (1040, (16, 5, 13), 1, 0, 64),
-        (4096, (20, 4, 52), 2, 1, 60),  # the search's pick at 4 MiB
+        (1024, (16, 5, 13), 2, 1, 64, 13),
+        (1024, (16, 5, 13), 2, 1, 64, 5),  # the search's pick at 4 MiB
+        (1040, (16, 5, 13), 2, 1, 64, 13),
+        (1040, (16, 5, 13), 1, 0, 64, 13),
+        (4096, (13, 6, 53), 2, 1, 52, 11),  # the search's pick at 4 MiB
     ],
 )
 def test_paper_scale_idle_residues_deliver(
-    nodes: int, radices: tuple[int, ...], direct: int, sweep: int, holders: int
+    nodes: int, radices: tuple[int, ...], direct: int, sweep: int, holders: int, centres: int
 ) -> None:
-    check(SynthAllReduce(), Ring(nodes, 1, 64), radices, 1, direct, sweep, holders)
+    check(SynthAllReduce(), Ring(nodes, 1, 64), radices, 1, direct, sweep, holders, centres)
 
 
 @pytest.mark.parametrize(
@@ -368,7 +383,8 @@ def test_the_search_tries_top_strides_between_the_channels_and_the_hop_limit() -
     tried = {raw["radices"] for raw in raws}
     assert (16, 5, 13) in tried and (5, 16, 13) not in tried
     assert all(math.prod(r[:-1]) > 64 and math.prod(r) <= 1024 + 128 for r in tried)  # type: ignore[arg-type]
-    assert {"radices": (16, 5, 13), "direct": 2, "sweep": 1, "holders": 64} in raws
+    assert {"radices": (16, 5, 13), "direct": 2, "sweep": 1, "holders": 64, "centres": 13} in raws
+    assert {"radices": (16, 5, 13), "direct": 2, "sweep": 1, "holders": 64, "centres": 5} in raws
 
 
 def test_a_sweep_takes_half_the_top_levels_slots() -> None:
@@ -384,6 +400,78 @@ def test_a_sweep_takes_half_the_top_levels_slots() -> None:
     top = algorithm.stages(ring, swept)[3:11]
     assert {int(stage.pieces) for stage in top} == {16}
     assert {int(stage.pieces) for stage in algorithm.stages(ring, paired)[3:11]} == {1}
+
+
+@pytest.mark.parametrize("wavelengths", [1, 4])
+@pytest.mark.parametrize("nodes", range(2, 33))
+def test_every_centre_count_delivers_on_small_rings(wavelengths: int, nodes: int) -> None:
+    """A swept top level with each chunk's sum formed at 2..k_L - 1 of its members and then
+    passed on from them, under every shape and number of direct levels below the top (4
+    channels: several lightpaths a way where the top stride is short): the data-flow
+    simulator finds each chunk's N contributions once at every node, and the stages hold
+    exactly the lightpaths the data needs, one stride a step."""
+    ring = Ring(nodes, 1, wavelengths)
+    for radices in shapes(SynthAllReduce, nodes):
+        for direct in range(len(radices)):
+            for centres in range(2, radices[-1]):
+                check(SynthAllReduce(), ring, radices, None, direct, 1, centres=centres)
+
+
+@given(window=st.integers(2, 400), data=st.data())
+def test_every_member_takes_its_sum_from_one_centre(window: int, data: st.DataObject) -> None:
+    """`centre_reach` splits the members between the centres: each non-centre offset is
+    within the CW reach after exactly one centre or the CCW reach before it, never both, and
+    the broadcast takes floor(ceil(k / q) / 2) steps (the largest gap's middle)."""
+    centres = data.draw(st.integers(1, window))
+    offsets = centre_offsets(window, centres)
+    cw, ccw = centre_reach(window, centres)
+    told = np.zeros(window, dtype=np.int64)
+    told[offsets] += 1
+    for e, right, left in zip(offsets.tolist(), cw.tolist(), ccw.tolist(), strict=True):
+        for x in range(1, right + 1):
+            told[(e + x) % window] += 1
+        for x in range(1, left + 1):
+            told[(e - x) % window] += 1
+    assert (told == 1).all()
+    assert int(cw.max()) == -(-window // centres) // 2
+    assert (ccw <= cw[np.arange(centres) - 1]).all()  # a gap's CCW half is never the larger
+
+
+def test_centres_trade_bytes_for_broadcast_steps() -> None:
+    """16 x 5 x 13 at N = 1024 (1040 positions, 64 of 80 holding, 2 direct): 5 centres at
+    member offsets 0, 2, 5, 7, 10 of each chunk; the 6 sweep steps carry 5 of the 13 chunks
+    of a class vector each way, then one broadcast step CW (every gap of 2 or 3 has a member
+    after its first centre) and CCW from the three centres after a gap of 3: 11 slots
+    against the plain sweep's 10, each top lightpath 5 pieces instead of 13."""
+    assert centre_offsets(13, 5).tolist() == [0, 2, 5, 7, 10]
+    cw, ccw = centre_reach(13, 5)
+    assert cw.tolist() == [1, 1, 1, 1, 1] and ccw.tolist() == [1, 0, 1, 0, 1]
+    assert centre_counts(13) == [5, 3, 2] and centre_counts(3) == []
+    ring = Ring(1024, 1, 64)
+    algorithm = SynthAllReduce()
+    given = {"radices": (16, 5, 13), "direct": 2, "sweep": 1, "holders": 64}
+    plain = algorithm.resolve(ring, given)
+    fewer = algorithm.resolve(ring, {**given, "centres": 5})
+    assert plain["centres"] == 13
+    assert algorithm.stage_count(ring, plain) == 2 + 6 + 2
+    assert algorithm.stage_count(ring, fewer) == 2 + 6 + 1 + 2
+    top = algorithm.stages(ring, fewer)[2:9]
+    assert [int(stage.pieces) for stage in top] == [5] * 7
+    assert top[-1].label.endswith("broadcast")
+    assert {int(stage.pieces) for stage in algorithm.stages(ring, plain)[2:8]} == {13}
+
+
+def test_centres_are_refused_where_they_mean_nothing() -> None:
+    ring = Ring(64, 1, 4)
+    algorithm = SynthAllReduce()
+    with pytest.raises(AlgorithmRefusedError, match="more than the top level's 16 members"):
+        algorithm.resolve(ring, {"radices": (4, 16), "sweep": 1, "centres": 17})
+    with pytest.raises(AlgorithmRefusedError, match=r"needs a swept top level \(sweep = 1\)"):
+        algorithm.resolve(ring, {"radices": (4, 16), "centres": 4})
+    with pytest.raises(AlgorithmRefusedError, match="the top level is direct"):
+        algorithm.resolve(ring, {"radices": (4, 16), "sweep": 1, "direct": 2, "centres": 4})
+    with pytest.raises(AlgorithmRefusedError, match="use sweep = 0"):
+        algorithm.resolve(ring, {"radices": (4, 16), "sweep": 1, "centres": 1})
 
 
 def test_sweep_is_zero_or_one() -> None:
@@ -470,11 +558,15 @@ def test_direct_level_beyond_the_hop_limit_is_refused() -> None:
         algorithm.resolve(ring, {"radices": (8, 8), "direct": 3})
     shapes = list(algorithm.shape_candidates(ring))
     for sweep in (0, 1):  # 8 of 8 hold a share: the top stride is within the 8 channels
-        assert {"radices": (8, 8), "direct": 1, "sweep": sweep, "holders": 8} in shapes
-        assert {"radices": (8, 8), "direct": 2, "sweep": sweep, "holders": 8} not in shapes
+        plain = {"sweep": sweep, "holders": 8, "centres": 8}
+        assert {"radices": (8, 8), "direct": 1, **plain} in shapes
+        assert {"radices": (8, 8), "direct": 2, **plain} not in shapes
         # top stride 2, a = 16: 32 hops
-        assert {"radices": (2, 32), "direct": 2, "sweep": sweep, "holders": 2} not in shapes
-        assert {"radices": (8, 8), "direct": 0, "sweep": sweep, "holders": 8} in shapes
+        assert {"radices": (2, 32), "direct": 2, **plain, "holders": 2, "centres": 32} not in (
+            shapes
+        )
+        assert {"radices": (8, 8), "direct": 0, **plain} in shapes
+    assert {"radices": (8, 8), "direct": 1, "sweep": 1, "holders": 8, "centres": 3} in shapes
     assert {"radices": (8, 8)} not in shapes
     for raw in shapes:  # every candidate's lightpaths keep to the limit
         params = algorithm.resolve(ring, raw)
