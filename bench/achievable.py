@@ -27,7 +27,7 @@ from app.schemas.results import AlgorithmResult
 from app.service import answer
 from models.achievable import achievable_bound, reduce_then_broadcast_slots, tree_hops
 from models.ring import Hardware, Ring
-from models.synthesis import holding
+from models.synthesis import centred, holding
 from solver.catalog import algorithms
 
 SIZES = (4 * 2**20, 64 * 2**20)
@@ -166,6 +166,9 @@ def row(n: int, collective: str, size: int) -> tuple[str, float, bool]:
         notes.append(f"{s_params['direct']} direct")  # the lowest levels exchanged in one slot
     if s_params.get("sweep"):
         notes.append("top swept")  # all-reduce's top level by running sums both ways
+    centres = centred(s_params)  # the sweep's sums formed at fewer members (all-reduce)
+    if centres is not None:
+        notes.append(f"sums at {centres[0]} of {centres[1]}")
     held = holding(s_params)  # idle residues (all-reduce)
     if held is not None:
         notes.append(f"{held[0]} of {held[1]} holding")

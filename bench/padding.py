@@ -49,6 +49,9 @@ def synth_time(nodes: int, collective: str, size: int) -> tuple[float, str, floa
     held = synthesis.holding(found.parameters)  # idle residues (all-reduce)
     if held is not None:
         extra.append(f"{held[0]} of {held[1]} holding")
+    centres = synthesis.centred(found.parameters)  # the sweep's sums at fewer members
+    if centres is not None:
+        extra.append(f"sums at {centres[0]} of {centres[1]}")
     if extra:
         shape += f" ({', '.join(extra)})"
     return found.time_s, shape, result.achievable[0].bound_s, seconds

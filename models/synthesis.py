@@ -1173,6 +1173,17 @@ def holding(params: Mapping[str, object]) -> tuple[int, int] | None:
     return None if holders == top else (holders, top)
 
 
+def centred(params: Mapping[str, object]) -> tuple[int, int] | None:
+    """(centres, k_L) of an all-reduce shape whose swept top level forms each chunk's sum at
+    fewer than its k_L members; None for every other shape. Takes resolved params or a
+    plan's reported ones (radices as a list)."""
+    radices = params["radices"]
+    assert isinstance(radices, Sequence)
+    centres = params.get("centres", radices[-1])
+    assert isinstance(centres, int)
+    return (centres, radices[-1]) if params.get("sweep") and centres < radices[-1] else None
+
+
 def _holders_refusal(params: Params) -> str | None:
     """Why `holders` does not fit the shape, or None."""
     radices = params["radices"]
