@@ -56,6 +56,24 @@ outside the reduce-then-broadcast class whose slot bound is 2 ceil(floor(N/2) / 
 (docs/achievable.md): at N = 4096, 80 hops, 4x4x4x64 swept takes 38 slots, the class 52. A
 direct top level swept is one slot: every member sends its class vector to all the others.
 
+**Centres** (`centres` = q < k_L, a swept pipeline top level). The plain sweep forms every
+chunk's sum at every member, so every step carries the whole class vector (k_L chunks) both
+ways: its last steps must, since each member needs the members a strides away on both sides
+by then. With q centres chunk j's sum forms only at members j + e_i, e_i = floor(i k_L / q)
+(`centre_offsets`): in sweep step t member m sends CW only the running sums of the chunks
+whose chain ends at a centre a - t strides ahead (those with m + a - t - j an offset e_i),
+CCW likewise: q chunks a step instead of k_L, each chain still starting at step 0 with
+empty registers. Then each centre passes its sum on, one stride a step, to the members
+between it and the next centre, the nearer half each way (`centre_reach`, COPY): floor(g / 2)
+steps for a gap of g, so floor(ceil(k_L / q) / 2) broadcast slots in all. q = k_L is the
+plain sweep, q = 1 the pipeline's reduce-scatter and all-gather (`sweep` = 0); in between,
+each broadcast slot buys about (k_L - q) / k_L of every sweep step's bytes. At N = 1024,
+64 channels, 80 hops, 16 x 5 x 13 (64 of 80 holding) with 5 centres takes 11 slots at
+0.393 ms (4 MiB) against the plain sweep's 10 at 0.413; at N = 4096, 13 x 6 x 53 with 11
+centres 32 slots at 0.976 ms against 20 x 4 x 52's 30 at 1.244 (docs/bench-achievable.md).
+Complete sums form at q >= 2 members independently, so such a schedule is outside the
+reduce-then-broadcast class too (docs/achievable.md).
+
 **Idle residues** (`holders`, all-reduce). A top stride s_L above F w loads every link of the
 top level with s_L lightpaths, more than the channels; with `holders` = h < s_L only h of every
 s_L residues mod s_L hold a share of the vector (`idle_residues`: the vector is cut into the
