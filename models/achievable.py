@@ -38,8 +38,10 @@ floor(N/2) away, and near the least slot count those chains have little slack, s
 can carry few of them (`antipodal_chain_hops`, Fact 3d): 10700 hops per element at N = 1024,
 S = 7 against one tree's 5729. And in the first two slots a node holds little beyond its own
 contribution, so what must be far from home by then travels nearly unsummed (and, mirrored,
-in the last two): `end_slot_hops` (Fact 3e), 12459 hops per element at N = 1024, S = 8. The
-bound is the least of the right-hand side over S >= S_min.
+in the last two): `end_slot_hops` (Fact 3e), 12459 hops per element at N = 1024, S = 8;
+where two slots leave the far contributions room, three may not (`three_end_hops`, Fact 3f):
+8192 hops per element at N = 1024, S = 9 against Fact 3c's 4061. The bound is the least of
+the right-hand side over S >= S_min.
 
 Each term alone is also reported (in seconds, as the least time it allows on its own), with the
 hardware bound of SPEC 3 kept as the named term `hardware`.
@@ -70,6 +72,8 @@ FACTS = {
     "far_chains": "Fact 3d: every node needs the contribution floor(N/2) away, and one "
     "lightpath lies on few of those chains",
     "two_ends": "Fact 3e: the first and last two slots carry nearly unsummed data far",
+    "three_ends": "Fact 3f: the first and last three slots, grouped by the node holding each "
+    "contribution at the third, carry it far",
     "two_trees": "Class bound: reduce-then-broadcast needs an in-tree before the complete sum "
     "and an out-tree after it",
 }
@@ -392,6 +396,128 @@ def two_slot_progress(delta: int, hop_limit: int, fan: int) -> float:
     return float(best)
 
 
+THREE_SLOT_REACH_LIMIT = 48
+"""`three_slot_progress` certifies no ratio whose useful hub distance (`_hub_reach`) exceeds
+this: its table grows with the square of the reach (certifying less is still a bound)."""
+
+
+def _hub_reach(ratio: float) -> tuple[int, int]:
+    """(c, G) for a trial ratio lambda: a position gains only within c = ceil(lambda) - 1
+    hops of a facility, and a hub G = lambda + 2 sum_{d=1..c} (lambda - d) hops away or more
+    never lowers the group objective (removing it saves its hops and loses at most that
+    gain)."""
+    c = max(0, int(np.ceil(ratio)) - 1)
+    return c, int(np.ceil(ratio + 2 * sum(ratio - d for d in range(1, c + 1))))
+
+
+def _side_values(ratio: float, delta: int, reach: int, near: int) -> Any:
+    """V[A, B] of `three_slot_progress`: the least of sum_hubs z + sum_users (d - lambda)
+    over one side of x (positions 1..Q, Q = reach + near), hubs at 1..reach, where a
+    position may hold a user when it is at most A, at least B, or at least delta from x,
+    each user taking its nearest facility (x at 0 or a hub) and only those nearer than
+    lambda (d - lambda < 0) counted. A dynamic programme over the hubs from x outwards,
+    vectorised over every (A, B): a position between two consecutive facilities takes the
+    nearer."""
+    q = reach + near
+    pos = np.arange(q + 1)
+    a_values, b_values = np.arange(q + 1), np.arange(1, q + 2)
+    allowed = (
+        (pos[None, None, :] <= a_values[:, None, None])
+        | (pos[None, None, :] >= b_values[None, :, None])
+        | (pos[None, None, :] >= delta)
+    ) & (pos >= 1)[None, None, :]  # (A, B, position)
+    gain = np.minimum(0.0, np.arange(q + 2) - ratio)  # per distance to the nearest facility
+    dp = np.full((q + 1, q + 1, reach + 1), np.inf)
+    dp[:, :, 0] = 0.0
+    best = np.zeros((q + 1, q + 1))
+
+    def tail(f: int) -> Any:
+        return (allowed[:, :, f + 1 :] * gain[1 : q - f + 1]).sum(axis=2)
+
+    tails = [tail(f) for f in range(reach + 1)]
+    best = tails[0]
+    apart = np.full((q + 1, q + 1), np.inf)  # least dp + tail of a hub 2 near + 2 or more back
+    for f in range(1, reach + 1):
+        own = np.where(allowed[:, :, f], -ratio, 0.0)
+        least = np.full((q + 1, q + 1), np.inf)
+        if f - 2 * near - 2 >= 0:
+            g = f - 2 * near - 2
+            apart = np.minimum(apart, dp[:, :, g] + tails[g])
+            before = np.arange(f - near, f)  # no position gains from both: tail + head
+            least = apart + (allowed[:, :, f - near : f] * gain[f - before]).sum(axis=2)
+        for g in range(max(0, f - 2 * near - 1), f):
+            between = np.arange(g + 1, f)
+            d = np.minimum(between - g, f - between)
+            seg = (allowed[:, :, g + 1 : f] * gain[d]).sum(axis=2)
+            least = np.minimum(least, dp[:, :, g] + seg)
+        dp[:, :, f] = least + f + own
+        best = np.minimum(best, dp[:, :, f] + tails[f])
+    return best
+
+
+def _group_objective(ratio: float, delta: int, hop_limit: int, nodes: int) -> float | None:
+    """The least over the groups of `three_slot_progress` of (hops) - lambda (users), or None
+    where this ratio's reach is beyond `THREE_SLOT_REACH_LIMIT` or the ring is too short for
+    the line's distances (then nothing is certified at this ratio)."""
+    near, hub = _hub_reach(ratio)
+    reach = min(hub, hop_limit)
+    width = reach + near  # every useful user within this many hops of x
+    if hub > THREE_SLOT_REACH_LIMIT or nodes < max(2 * (width + hop_limit), 4 * width):
+        return None
+    values = _side_values(ratio, delta, reach, near)
+    q = width
+    finals = np.arange(hop_limit + 1)
+    right, left = finals[:, None], finals[None, :]  # h_R (CW final), h_L (CCW final)
+    some_r, some_l = right >= 1, left >= 1
+    a_right = np.where(some_r, np.clip(right - delta, 0, q), 0)
+    b_right = np.where(some_l, np.clip(delta - left, 1, q + 1), q + 1)
+    a_left = np.where(some_l, np.clip(left - delta, 0, q), 0)
+    b_left = np.where(some_r, np.clip(delta - right, 1, q + 1), q + 1)
+    x_user = (right >= delta) | (left >= delta)
+    total = (
+        right + left + np.where(x_user, -ratio, 0.0)
+        + values[a_right, b_right - 1] + values[a_left, b_left - 1]
+    )
+    return float(total.min())
+
+
+@lru_cache(maxsize=256)
+def three_slot_progress(delta: int, hop_limit: int, nodes: int) -> float:
+    """g3(delta) of Fact 3f (docs/achievable.md): per contribution, the least hops the first
+    three slots of an all-reduce (or, mirrored, its last three) spend to carry every
+    contribution at least `delta` hops from its node, on a ring of `nodes`.
+
+    Group the contributions by the node x on their chain at the start of slot 3. Every
+    lightpath of slots 1 to 3 serves one group: a slot-1 lightpath carries its sender's
+    contribution alone, a slot-2 lightpath into x and a slot-3 lightpath from x only
+    contributions of x's group. A group is x's slot-3 lightpaths (the farthest each way, CW
+    h_R and CCW h_L hops, serve every member a nearer one serves), its hubs z (slot-2
+    lightpaths z -> x, |z| hops) and its members' slot-1 lightpaths (to x or a hub): a
+    member at u reaches x at least min(|u|, |u - z|) private hops away, and ends delta from
+    home at x (|u| >= delta), at h_R (u <= h_R - delta) or at -h_L (u >= delta - h_L). The
+    ratio of a group's hops to its members is at least lambda when (hops) - lambda (members)
+    >= 0 for every group: bisection on lambda, each trial the least over h_R, h_L of the
+    finals plus both sides' `_side_values`. The fan limits are left out (a lower minimum,
+    still a bound). Positions are taken on the line, which the ring matches where every
+    useful member, hub and final lies within N / 4 of x and the finals' members within
+    N / 2 of them; on shorter rings (or beyond `THREE_SLOT_REACH_LIMIT`) the ratio is not
+    certified that far."""
+    if delta <= 0:
+        return 0.0
+    # two slots' schedules are three slots' too: g3 <= g (no fan limit; infinite where two
+    # slots cannot reach delta), and a contribution alone crosses at most 3 H
+    high = min(two_slot_progress(delta, hop_limit, 2 * hop_limit), float(max(delta, 3 * hop_limit)))
+    low = 0.0
+    while high - low > 1e-4 * max(high, 1.0):
+        trial = (low + high) / 2
+        least = _group_objective(trial, delta, hop_limit, nodes)
+        if least is not None and least >= -1e-9:
+            low = trial
+        else:
+            high = trial
+    return low
+
+
 def end_slot_hops(
     nodes: int, hop_limit: int, slots: Any, fan_in: int, fan_out: int
 ) -> Any:
@@ -410,6 +536,23 @@ def end_slot_hops(
         first = nodes * two_slot_progress(delta, hop_limit, fan_in)
         last = nodes * two_slot_progress(delta, hop_limit, fan_out)
         out[i] = first + last if s >= 4 else max(first, last)
+    return out
+
+
+def three_end_hops(nodes: int, hop_limit: int, slots: Any) -> Any:
+    """Fact 3f (all-reduce): per element, the hops of the first three and the last three
+    slots, elementwise over `slots`, where two slots no longer bind (Fact 3e's delta <= 0)
+    but three do: by the end of slot 3 u's contribution is held delta = D - (S - 3) H hops
+    from u at least (0 < delta <= H); mirrored, every node hears its far contribution in
+    the last three slots from a node delta away (group by the node on the chain at the end
+    of slot S - 2: a slot-S lightpath serves its receiver alone). Each end costs N g3(delta)
+    (`three_slot_progress`); with S >= 6 the two ends are different slots and add."""
+    counts = np.asarray(slots, dtype=np.int64)
+    deltas = nodes // 2 - (counts - 3) * hop_limit
+    out = np.zeros(len(counts))
+    for i in np.flatnonzero((counts >= 3) & (deltas > 0) & (deltas <= hop_limit)).tolist():
+        end = nodes * three_slot_progress(int(deltas[i]), hop_limit, nodes)
+        out[i] = 2 * end if counts[i] >= 6 else end
     return out
 
 
@@ -496,6 +639,7 @@ def achievable_bound(
         hops_at = raise_to(
             hops_at, m * end_slot_hops(n, h, candidates, fan_in, fan_out), "two_ends"
         )
+        hops_at = raise_to(hops_at, m * three_end_hops(n, h, candidates), "three_ends")
     bytes_at = raise_to(
         hops_at / (2 * n * channels), np.full(len(candidates), moved / (n * fan)), "receive"
     )

@@ -69,13 +69,14 @@ class EndCheck:
     longest: int  # the schedule's longest lightpath, in ring distance
     fan_in: int  # most moves of one datum a node receives in slot 1
     fan_out: int  # most moves of one datum a node sends in the last slot
-    least_ends: int  # min over data of the hops of its moves in the first two and last two
-    # slots (added when those are four different slots, else the larger of the two)
+    least_ends: int  # min over data of the hops of its moves in the first and last two (or
+    # three) slots (added when those are different slots, else the larger of the two)
 
 
-def end_check(schedule: Schedule) -> EndCheck:
+def end_check(schedule: Schedule, ends: int = 2) -> EndCheck:
     """Fact 3e (docs/achievable.md) measured on a schedule's data flow: per datum, the ring
-    distance its moves cross in slots 1-2 and in the last two slots."""
+    distance its moves cross in slots 1-2 and in the last two slots (Fact 3f, `ends` = 3:
+    the first and last three)."""
     n, count = schedule.nodes, schedule.data_count
     nodes = schedule.endpoint_node
     flows = schedule.flows
@@ -86,9 +87,9 @@ def end_check(schedule: Schedule) -> EndCheck:
         x, y = nodes[flow.senders], nodes[flow.receivers]
         distance = ring_distance(n, x, y)
         longest = max(longest, int(distance.max(initial=0)))
-        if t <= 2:
+        if t <= ends:
             np.add.at(first, flow.data, distance)
-        if t > slots - 2:
+        if t > slots - ends:
             np.add.at(last, flow.data, distance)
 
     def most(endpoints: np.ndarray, data: np.ndarray) -> int:
@@ -98,5 +99,5 @@ def end_check(schedule: Schedule) -> EndCheck:
 
     fan_in = most(flows[0].receivers, flows[0].data) if slots else 0
     fan_out = most(flows[-1].senders, flows[-1].data) if slots else 0
-    ends = first + last if slots >= 4 else np.maximum(first, last)
-    return EndCheck(slots, longest, fan_in, fan_out, int(ends.min()))
+    both = first + last if slots >= 2 * ends else np.maximum(first, last)
+    return EndCheck(slots, longest, fan_in, fan_out, int(both.min()))
