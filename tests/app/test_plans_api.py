@@ -331,6 +331,28 @@ def test_infeasible_plan_names_stage_and_lightpath(client: TestClient) -> None:
         "unit_lightpaths"]  # fmt: skip
 
 
+def test_an_algorithm_beyond_the_hop_limit_is_left_out_of_all(client: TestClient) -> None:
+    """All all-reduce algorithms on 16 nodes within 2 hops: RD's paper shape needs lightpaths
+    of 8 hops, so it is left out with why; the others are planned and `synth` (every
+    lightpath within the limit by construction) is recommended. Asked for alone, RD is
+    refused with the same reason."""
+    body = SMALL | {
+        "ring": {"nodes": 16, "wavelengths_per_fiber": 2},
+        "collective": "allreduce",
+        "message_sizes_bytes": [4096],
+        "max_lightpath_hops": 2,
+    }
+    doc = post_plan(client, body)
+    result = doc["result"]
+    reasons = {s["algorithm"]: s["reason"] for s in result["skipped"]}
+    assert "more than the limit of 2" in reasons["rd"]
+    names = [a["algorithm"] for a in result["algorithms"]]
+    assert "rd" not in names and "synth" in names
+    assert result["recommendation"][0]["algorithm"] == "synth"
+    r = client.post("/api/v1/plans", json=body | {"algorithms": ["rd"]})
+    assert r.status_code == 422 and reasons["rd"] in r.json()["message"]
+
+
 def test_loss_budget_routing_constraint_cost(client: TestClient) -> None:
     body = SMALL | {"algorithms": ["osm"], "max_lightpath_hops": 4}
     doc = post_plan(client, body)
