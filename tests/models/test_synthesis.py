@@ -296,17 +296,19 @@ def test_every_sweep_delivers_on_small_rings(wavelengths: int, nodes: int) -> No
 
 
 @pytest.mark.parametrize(
-    ("nodes", "radices", "direct"),
+    ("nodes", "radices", "direct", "centres"),
     [
-        (512, (8, 8, 8), 2),
-        (1000, (10, 100), 1),
-        (1024, (4, 4, 4, 16), 3),
-        (1024, (16, 4, 16), 2),
-        (4096, (16, 16, 16), 2),
+        (512, (8, 8, 8), 2, None),
+        (1000, (10, 100), 1, None),
+        (1024, (4, 4, 4, 16), 3, None),
+        (1024, (16, 4, 16), 2, 4),
+        (4096, (8, 8, 64), 2, 8),  # each chunk's sum at 8 of the 64 top members
     ],
 )
-def test_paper_scale_sweeps_deliver(nodes: int, radices: tuple[int, ...], direct: int) -> None:
-    check(SynthAllReduce(), Ring(nodes, 1, 64), radices, 1, direct, sweep=1)
+def test_paper_scale_sweeps_deliver(
+    nodes: int, radices: tuple[int, ...], direct: int, centres: int | None
+) -> None:
+    check(SynthAllReduce(), Ring(nodes, 1, 64), radices, 1, direct, sweep=1, centres=centres)
 
 
 def _idle_candidates(ring: Ring, hop_limit: int) -> list[dict[str, object]]:
@@ -339,7 +341,6 @@ def test_every_idle_residue_shape_delivers_on_small_rings(
         (1024, (16, 5, 13), 2, 1, 64, 5),  # the search's pick at 4 MiB
         (1040, (16, 5, 13), 2, 1, 64, 13),
         (1040, (16, 5, 13), 1, 0, 64, 13),
-        (4096, (13, 6, 53), 2, 1, 52, 11),  # the search's pick at 4 MiB
     ],
 )
 def test_paper_scale_idle_residues_deliver(
