@@ -396,7 +396,7 @@ def two_slot_progress(delta: int, hop_limit: int, fan: int) -> float:
     return float(best)
 
 
-THREE_SLOT_REACH_LIMIT = 48
+THREE_SLOT_REACH_LIMIT = 36
 """`three_slot_progress` certifies no ratio whose useful hub distance (`_hub_reach`) exceeds
 this: its table grows with the square of the reach (certifying less is still a bound)."""
 
