@@ -429,7 +429,6 @@ def _side_values(ratio: float, delta: int, reach: int, near: int) -> Any:
     gain = np.minimum(0.0, np.arange(q + 2) - ratio)  # per distance to the nearest facility
     dp = np.full((q + 1, q + 1, reach + 1), np.inf)
     dp[:, :, 0] = 0.0
-    best = np.zeros((q + 1, q + 1))
 
     def tail(f: int) -> Any:
         return (allowed[:, :, f + 1 :] * gain[1 : q - f + 1]).sum(axis=2)

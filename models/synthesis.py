@@ -287,8 +287,7 @@ class Level:
         bring each chunk's sum from its centres to the other members (`centre_reach`)."""
         if not self.sweep or self.direct or self.centres is None:
             return 0
-        cw, _ = centre_reach(self.window, self.centres)
-        return int(cw.max())
+        return len(broadcast_chunks(self.window, self.centres))
 
     @property
     def steps(self) -> int:
@@ -371,6 +370,16 @@ def centre_reach(window: int, centres: int) -> tuple[IntArray, IntArray]:
     offsets = centre_offsets(window, centres)
     gaps = np.diff(np.append(offsets, window))
     return gaps // 2, np.roll((gaps - 1) // 2, 1)
+
+
+def broadcast_chunks(window: int, centres: int) -> list[tuple[int, int]]:
+    """Per broadcast step x = 1, 2, ... after a sweep with centres, the chunks each member
+    passes on CW and CCW: the centres whose reach (`centre_reach`) goes x strides that way.
+    As many steps as the farthest reach; CW is never fewer than CCW."""
+    cw, ccw = centre_reach(window, centres)
+    return [
+        (int((cw >= x).sum()), int((ccw >= x).sum())) for x in range(1, int(cw.max()) + 1)
+    ]
 
 
 def idle_residues(radices: tuple[int, ...], holders: int) -> npt.NDArray[np.bool_]:
@@ -732,7 +741,6 @@ class _Windowed(_Synthesized):
             lambda: [self._step_stage(ring, plain, False, name, None if sent is None else
                                       sent(0))],
         )[0]
-        cw_reach, ccw_reach = centre_reach(level.window, level.centres)
         # one stage object per distinct step, repeated like a pipeline's
         made: dict[tuple[int, int, int], Stage] = {}
 
@@ -744,8 +752,7 @@ class _Windowed(_Synthesized):
 
         q = level.centres
         out = [step(stage, q, q, stage.label) for stage in sweep]
-        for x in range(1, int(cw_reach.max()) + 1):
-            cw, ccw = int((cw_reach >= x).sum()), int((ccw_reach >= x).sum())
+        for cw, ccw in broadcast_chunks(level.window, q):
             out.append(step(both if ccw else only_cw, cw, ccw, f"{name} broadcast"))
         return out
 
@@ -993,7 +1000,7 @@ def _centre_broadcasts(ring: Ring, level: Level, pieces: int, label: str) -> lis
     member, residue = nodes // s, nodes % s
     within = np.arange(pieces, dtype=np.int64)
     out = []
-    for x in range(1, int(cw_reach.max()) + 1):
+    for x, (cw, _) in enumerate(broadcast_chunks(k, level.centres), start=1):
         senders, receivers, data = [], [], []
         for shift, sends in ((s, offsets[cw_reach >= x] + x - 1),
                              (-s, offsets[ccw_reach >= x] - x + 1)):
@@ -1005,10 +1012,9 @@ def _centre_broadcasts(ring: Ring, level: Level, pieces: int, label: str) -> lis
             per_node = len(sends) * pieces
             senders.append(np.repeat(nodes, per_node))
             receivers.append(np.repeat((nodes + shift) % ring.nodes, per_node))
-        most = max(int((cw_reach >= x).sum()), int((ccw_reach >= x).sum()))
         out.append(StageFlow.of(
             np.concatenate(senders), np.concatenate(receivers), np.concatenate(data),
-            Reduction.COPY, f"{label} broadcast {x}", -(-most * pieces // level.lightpaths),
+            Reduction.COPY, f"{label} broadcast {x}", -(-cw * pieces // level.lightpaths),
         ))
     return out
 
