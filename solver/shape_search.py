@@ -50,10 +50,11 @@ class SearchReport:
     candidates: int  # shapes of the family the search knows
     evaluated: int  # solved on true RWA
     pruned: int  # ruled out by their bound
-    exhaustive: bool  # every candidate was solved or pruned
+    exhaustive: bool  # every candidate was solved, pruned or beyond max_lightpath_hops
     seconds: float
     note: str = ""
     infeasible: int = 0  # proven optically infeasible under any routing (a lightpath too long)
+    beyond_hops: int = 0  # left out: a lightpath longer than the request's max_lightpath_hops
 
 
 @dataclass(frozen=True)
@@ -401,7 +402,7 @@ class _Search:
         slots = max(1, len(sizes))
         self.best = [incumbent] * slots
         self.feasible: list[FeasibleShape | None] = [None] * slots
-        self.evaluated = self.pruned = self.infeasible = 0
+        self.evaluated = self.pruned = self.infeasible = self.beyond_hops = 0
         self.cut = ""
         self.load_bounds: dict[Hashable, int] = {}
         self.plan_optics = PlanOpticsMemo()
@@ -431,6 +432,10 @@ class _Search:
     def consider(self, candidate: _Candidate, tightened: bool = False) -> None:
         """Prune it, or tighten its bound (the LP of L*, unless `tightened` already) and
         prune, or solve it."""
+        limit = self.options.max_hops
+        if limit is not None and candidate.longest > limit:
+            self.beyond_hops += 1  # not a shape of this plan: a lightpath cannot keep to it
+            return
         if not self.can_win(candidate):
             self.pruned += 1
             return
@@ -474,6 +479,11 @@ class _Search:
             return
         except LimitExceededError as error:
             self.cut = f"a candidate was skipped: {error.message}"
+            return
+        except AlgorithmRefusedError:
+            # a pinned direction longer than the shorter arc `longest` counts: the same
+            # lightpath as above, found while routing
+            self.beyond_hops += 1
             return
         self.evaluated += 1
         for i in range(len(self.best)):
@@ -736,15 +746,16 @@ def search_best_shape(
         for candidate in survivors:
             search.consider(candidate, tightened=True)
     total = len(candidates) + len(deferred) + paper_seen
-    exhaustive = not search.cut and search.evaluated + search.pruned == total
+    settled = search.evaluated + search.pruned + search.beyond_hops
     report = SearchReport(
         candidates=known,
         evaluated=search.evaluated,
         pruned=search.pruned,
-        exhaustive=exhaustive,
+        exhaustive=not search.cut and settled == total,
         seconds=time.monotonic() - started,
         note=search.cut,
         infeasible=search.infeasible,
+        beyond_hops=search.beyond_hops,
     )
     return BestShape(
         tuple(search.best),

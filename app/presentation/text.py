@@ -97,12 +97,24 @@ def plan_text(result: PlanResult) -> str:
         out.append(line)
     out += _achievable_lines(result)
     for p in result.algorithms:
+        if p.shapes.paper_beyond_hop_limit is not None:
+            out.append(
+                f"{p.algorithm}: its paper shape breaks the hop limit ("
+                f"{p.shapes.paper_beyond_hop_limit}); 'paper' routes it without the limit, "
+                "the row keeps to it"
+            )
         search = p.shapes.search
         if search is not None and (search.evaluated + search.pruned > 1 or not search.exhaustive):
             how = "exhaustive" if search.exhaustive else f"cut: {search.note}"
             out.append(
                 f"search {p.algorithm}: {search.candidates} shapes, {search.evaluated} solved, "
-                f"{search.pruned} pruned by bounds, {search.seconds:.1f} s, {how}"
+                f"{search.pruned} pruned by bounds"
+                + (
+                    f", {search.beyond_hop_limit} beyond the hop limit"
+                    if search.beyond_hop_limit
+                    else ""
+                )
+                + f", {search.seconds:.1f} s, {how}"
             )
             out += _feasible_shape_lines(p)
         counts = p.message_counts

@@ -175,12 +175,20 @@ class ShapeSearch(BaseModel):
     candidates: int = Field(description="shapes of the family the search knows")
     evaluated: int = Field(description="candidates solved on true RWA")
     pruned: int = Field(description="candidates ruled out by a proven bound")
-    exhaustive: bool = Field(description="every candidate was solved or pruned")
+    exhaustive: bool = Field(
+        description="every candidate was solved, pruned, or left out as beyond "
+        "max_lightpath_hops"
+    )
     note: str = Field(description="why the search stopped early, if it did")
     infeasible: int = Field(
         default=0,
         description="candidates solved and proven optically infeasible under any routing (a "
         "lightpath longer than the optics' reach)",
+    )
+    beyond_hop_limit: int = Field(
+        default=0,
+        description="candidates left out because a lightpath of theirs is longer than the "
+        "request's max_lightpath_hops (not shapes this plan may use)",
     )
     best_by_message: list[BestByMessage] = Field(
         description="the winner at each message size ('best' is the first one's)"
@@ -202,6 +210,7 @@ class ShapeSearch(BaseModel):
             seconds=round(r.seconds, 3),
             note=r.note,
             infeasible=r.infeasible,
+            beyond_hop_limit=r.beyond_hops,
             best_feasible_by_message=[
                 None
                 if found is None or not found.plan.timings
@@ -239,6 +248,13 @@ class Shapes(BaseModel):
         "no search ran",
     )
     search: ShapeSearch | None
+    paper_beyond_hop_limit: str | None = Field(
+        default=None,
+        description="why the paper's shape cannot keep to max_lightpath_hops (the lightpath "
+        "that does not fit); `paper` is then that shape routed without the limit, and the "
+        "search or the explicit shape keeps to it. Null when the paper's shape fits, or no "
+        "limit is set",
+    )
 
     @classmethod
     def of(cls, planned: PlannedAlgorithm) -> Shapes:
@@ -251,6 +267,7 @@ class Shapes(BaseModel):
             if best is None or best.feasible is None
             else FeasibleShapeSummary.of_feasible(best.feasible),
             search=None if best is None else ShapeSearch.of(best),
+            paper_beyond_hop_limit=planned.paper_beyond_hops,
         )
 
 

@@ -353,6 +353,34 @@ def test_an_algorithm_beyond_the_hop_limit_is_left_out_of_all(client: TestClient
     assert r.status_code == 422 and reasons["rd"] in r.json()["message"]
 
 
+def test_a_paper_shape_beyond_the_hop_limit_still_has_its_family_searched(
+    client: TestClient,
+) -> None:
+    """H-Ring on 24 nodes within 2 hops: its paper shape (groups of 4) needs 3-hop
+    lightpaths, so the search runs from a shape that fits and the row keeps to the limit;
+    `paper` is the paper's shape routed without the limit (the same steps as planning it
+    with no limit at all), and the answer says why. Before, H-Ring was left out whole."""
+    body = SMALL | {
+        "ring": {"nodes": 24, "wavelengths_per_fiber": 2},
+        "collective": "allreduce",
+        "algorithms": ["hring", "ring"],
+        "message_sizes_bytes": [4096],
+        "max_lightpath_hops": 2,
+    }
+    result = post_plan(client, body)["result"]
+    assert result["skipped"] == []
+    hring = next(a for a in result["algorithms"] if a["algorithm"] == "hring")
+    shapes = hring["shapes"]
+    assert "more than the limit of 2" in shapes["paper_beyond_hop_limit"]
+    assert shapes["search"]["beyond_hop_limit"] > 0 and shapes["search"]["exhaustive"]
+    assert hring["feasibility"]["max_hops"] <= 2
+    free = post_plan(client, body | {"algorithms": ["hring"], "max_lightpath_hops": None})
+    paper = free["result"]["algorithms"][0]["shapes"]["paper"]
+    assert shapes["paper"]["true_steps"] == paper["true_steps"]
+    assert shapes["paper"]["parameters"] == paper["parameters"] != hring["parameters"]
+    assert free["result"]["algorithms"][0]["shapes"]["paper_beyond_hop_limit"] is None
+
+
 def test_loss_budget_routing_constraint_cost(client: TestClient) -> None:
     body = SMALL | {"algorithms": ["osm"], "max_lightpath_hops": 4}
     doc = post_plan(client, body)

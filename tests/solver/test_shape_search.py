@@ -215,3 +215,50 @@ def test_optics_memo_never_answers_for_a_plan_reusing_an_id() -> None:
     assert memo.get(later) is None
     memo.put(optics, later)
     assert memo.get(later) is optics
+
+
+HOP_CASES = [
+    ("allreduce", "hring", 24, 2),  # the paper's groups of 4 need 3 hops
+    ("allreduce", "hring", 32, 4),  # the paper's shape fits; groups of 16 and 32 do not
+    ("allgather", "optree", 24, 8),  # 5 of 22 shapes fit, not the paper's
+    ("allgather", "wrht", 20, 8),  # 7 of 14 fit, not the paper's
+]
+
+
+@pytest.mark.parametrize("collective,name,n,hops", HOP_CASES)
+def test_a_search_within_max_hops_leaves_out_the_shapes_beyond_it(
+    collective: str, name: str, n: int, hops: int
+) -> None:
+    """Under max_lightpath_hops the search starts from any shape that fits (here the slowest
+    at the first size, so that pruning has the least help), never solves one with a longer
+    lightpath (one raised before, failing the plan), accounts for every candidate, and finds
+    brute force's least time among the shapes that fit, every lightpath within the limit."""
+    algorithm = get_algorithm(collective, name)
+    ring = Ring(n, 1, 2)
+    options = SolveOptions(max_hops=hops)
+    fitting, total = [], 0
+    for raw in algorithm.shape_candidates(ring):
+        try:
+            params = algorithm.resolve(ring, raw)
+        except AlgorithmRefusedError:
+            continue
+        total += 1
+        try:
+            fitting.append(plan_algorithm(algorithm, ring, params, SIZES, Hardware(), options))
+        except AlgorithmRefusedError as error:
+            assert error.detail["max_hops"] == hops
+    assert 1 < len(fitting) < total
+    slowest = max(fitting, key=lambda p: p.timings[0].time_s)
+    found = search_best_shape(
+        algorithm, ring, SIZES, Hardware(), options, 120.0, slowest, StageCache()
+    )
+    report = found.report
+    assert report.exhaustive
+    # a shape beyond the limit is left out unsolved (some are pruned by their bound first)
+    assert 0 < report.beyond_hops <= total - len(fitting)
+    assert report.evaluated + report.pruned + report.beyond_hops == total
+    for i, _ in enumerate(SIZES):
+        best = min((p.timings[i].time_s, p.true_steps) for p in fitting)
+        got = found.by_message[i]
+        assert (got.timings[i].time_s, got.true_steps) == pytest.approx(best, rel=1e-12)
+        assert max(s.result.assignment.longest_hops(s.stage) for s in got.stages) <= hops
