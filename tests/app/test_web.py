@@ -103,6 +103,22 @@ def test_plan_page_is_the_plan(client: TestClient) -> None:
     assert part.status_code == 200 and esc(result["recommendation"][0]["why"]) in part.text
 
 
+def test_a_paper_shape_beyond_the_hop_limit_is_marked_on_the_page(client: TestClient) -> None:
+    """H-Ring's paper shape on 24 nodes needs 3 hops: within 2 its 'paper' cell is the shape
+    routed freely, marked, with the lightpath that breaks the limit in its title."""
+    body = EIGHT | {
+        "ring": {"nodes": 24, "wavelengths_per_fiber": 2},
+        "collective": "allreduce",
+        "algorithms": ["hring"],
+        "max_lightpath_hops": 2,
+    }
+    doc = client.post("/api/v1/plans", json=body).json()
+    shapes = doc["result"]["algorithms"][0]["shapes"]
+    page = client.get(f"/plans/{doc['id']}").text
+    assert esc(shapes["paper_beyond_hop_limit"]) in page
+    assert f'>{shapes["paper"]["true_steps"]}*</td>' in page
+
+
 def test_unknown_and_failed_jobs_show_the_error(client: TestClient) -> None:
     for path in ("/plans/no-such-plan", "/sweeps/no-such-sweep", "/reproductions/nope"):
         r = client.get(path)
