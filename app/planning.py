@@ -25,7 +25,6 @@ from models.errors import (
 from models.optics import OpticalParameters, longest_reliable_hops
 from models.optics import max_hops as max_hops_for
 from models.ring import Hardware, Ring
-from models.stage import within_hops
 from solver.catalog import Limits, algorithms, get_algorithm
 from solver.electrical_sim import NetworkModel
 from solver.feasibility import PlanOptics, evaluate_plan
@@ -33,7 +32,7 @@ from solver.memory import estimate_mb, largest_nodes_within
 from solver.optimal import OptimalSchedule
 from solver.outcome import Method, SolveOptions
 from solver.plan import AlgorithmPlan, ProgressCallback, StageCache, plan_algorithm
-from solver.shape_search import BestShape, OpticsTarget, search_best_shape
+from solver.shape_search import BestShape, OpticsTarget, search_best_shape, shapes_within
 from solver.solve import check_exact_size
 from solver.stage_cache import shared_cache
 
@@ -364,32 +363,36 @@ def _paper_and_incumbent(
         if explicit is None:
             return paper, paper, None
         return paper, _solve(spec, algorithm, explicit, None, spec.options, cache), None
-    fitting = explicit if explicit is not None else _first_within_hops(spec, algorithm)
-    if fitting is None:
+    incumbent: AlgorithmPlan | None
+    if explicit is not None:
+        incumbent = _solve(spec, algorithm, explicit, None, spec.options, cache)
+    else:
+        incumbent = _first_within_hops(spec, algorithm, params, cache)
+    if incumbent is None:
         raise AlgorithmRefusedError(
             f"no shape of {algorithm.name} keeps to max_lightpath_hops = "
             f"{spec.options.max_hops}: {refusal.message}",
             refusal.detail,
         )
-    incumbent = _solve(spec, algorithm, fitting, None, spec.options, cache)
     free = replace(spec.options, max_hops=None)
     paper = _solve(spec, algorithm, params, progress, free, cache)
     return paper, incumbent, refusal.message
 
 
-def _first_within_hops(spec: PlanSpec, algorithm: Algorithm) -> Params | None:
-    """The first shape in the family's search order whose every lightpath keeps to
-    max_lightpath_hops (checked on the stages' arcs, nothing solved), or None."""
+def _first_within_hops(
+    spec: PlanSpec, algorithm: Algorithm, paper: Params, cache: StageCache
+) -> AlgorithmPlan | None:
+    """The first shape in the family's search order (the paper's left out) that solves
+    with every lightpath within max_lightpath_hops (`solver.shape_search.shapes_within`),
+    or None."""
     limit = spec.options.max_hops
     assert limit is not None
-    for raw in algorithm.shape_candidates(spec.ring):
+    for params in shapes_within(algorithm, spec.ring, limit, paper):
         try:
-            params = algorithm.resolve(spec.ring, raw)
-            for stage in algorithm.stages(spec.ring, params):
-                within_hops(stage, limit)
-        except (AlgorithmRefusedError, LimitExceededError):
-            continue
-        return params
+            return _solve(spec, algorithm, params, None, spec.options, cache)
+        except AlgorithmRefusedError as error:
+            if "max_hops" not in error.detail:
+                raise
     return None
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import time
 import weakref
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
@@ -271,6 +271,47 @@ def _longest_of_set(nodes: int, positions: IntArray) -> int:
         arc = (near - ordered) % nodes
         best = max(best, int(np.minimum(arc, nodes - arc).max()))
     return best
+
+
+def shapes_within(
+    algorithm: Algorithm, ring: Ring, limit: int, skip: Params | None = None
+) -> Iterator[Params]:
+    """The family's shapes (resolved, in its search order, `skip` left out) of which every
+    demand's shorter arc keeps to `limit` hops: the shapes a plan under max_lightpath_hops
+    may use (a stage with pinned directions can still need a longer arc: solving it with
+    the limit, `models.stage.within_hops`, decides). Read from the family's shift rounds or
+    sketches where it has them, building a stage only where its sketch must and stopping at
+    the first stage beyond, so a family of which nothing fits costs about its search's
+    bounding (OpTree at N = 4096: 2450 shapes, none within 80 hops)."""
+    for raw in algorithm.shape_candidates(ring):
+        try:
+            params = algorithm.resolve(ring, raw)
+            if params != skip and _longest_within(algorithm, ring, params, limit):
+                yield params
+        except (AlgorithmRefusedError, LimitExceededError):
+            continue
+
+
+def _longest_within(algorithm: Algorithm, ring: Ring, params: Params, limit: int) -> bool:
+    rounds = algorithm.shift_round_arrays(ring, params)
+    if rounds is not None:
+        arcs = rounds[0] % ring.nodes
+        return int(np.minimum(arcs, ring.nodes - arcs).max(initial=0)) <= limit
+    sketches = algorithm.stage_sketches(ring, params)
+    if sketches is None:
+        sketches = [StageSketch(None, s.pieces, stage=s) for s in algorithm.stages(ring, params)]
+    for sketch in sketches:
+        stage = sketch.stage if sketch.stage is not None else None
+        if stage is None and sketch.build is not None:
+            stage = sketch.build()
+        if stage is not None:
+            far = _longest(stage)
+        else:
+            assert sketch.positions is not None
+            far = _longest_of_set(ring.nodes, sketch.positions)
+        if far > limit:
+            return False
+    return True
 
 
 def _sketch_bound(ring: Ring, sketch: StageSketch) -> tuple[int, int]:

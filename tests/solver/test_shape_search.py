@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from models.algorithms.base import Algorithm
@@ -12,7 +13,7 @@ from models.ring import Hardware, Ring
 from solver.feasibility import evaluate_plan
 from solver.outcome import SolveOptions
 from solver.plan import AlgorithmPlan, StageCache, plan_algorithm
-from solver.shape_search import FeasibleShape, OpticsTarget, search_best_shape
+from solver.shape_search import FeasibleShape, OpticsTarget, search_best_shape, shapes_within
 from tests.solver.search_checks import assert_search_finds_the_best
 
 SIZES = (256.0, 1048576.0)  # a latency-bound and a bandwidth-bound message
@@ -262,3 +263,31 @@ def test_a_search_within_max_hops_leaves_out_the_shapes_beyond_it(
         got = found.by_message[i]
         assert (got.timings[i].time_s, got.true_steps) == pytest.approx(best, rel=1e-12)
         assert max(s.result.assignment.longest_hops(s.stage) for s in got.stages) <= hops
+
+
+@pytest.mark.parametrize(
+    "collective,name,n,hops",
+    [*HOP_CASES, ("allgather", "optree", 64, 16), ("allreduce", "wrht", 32, 8)],
+)
+def test_shapes_within_a_hop_limit_are_those_whose_stages_fit(
+    collective: str, name: str, n: int, hops: int
+) -> None:
+    """`shapes_within` (from sketches and shift rounds, stopping at the first stage beyond)
+    yields exactly the shapes whose built stages have every demand's shorter arc within the
+    limit, in the family's order, the skipped one left out."""
+    algorithm = get_algorithm(collective, name)
+    ring = Ring(n, 1, 2)
+    expected = []
+    for raw in algorithm.shape_candidates(ring):
+        try:
+            params = algorithm.resolve(ring, raw)
+        except AlgorithmRefusedError:
+            continue
+        arcs = [(s.destinations - s.sources) % n for s in algorithm.stages(ring, params)]
+        if all(np.minimum(a, n - a).max(initial=0) <= hops for a in arcs):
+            expected.append(params)
+    paper = algorithm.resolve(ring, algorithm.paper_shape(ring))
+    assert list(shapes_within(algorithm, ring, hops)) == expected
+    assert list(shapes_within(algorithm, ring, hops, paper)) == [
+        p for p in expected if p != paper
+    ]
