@@ -238,6 +238,7 @@ CSV_COLUMNS = (
     "steps_optimal",
     "channels_optimal",
     "paper_true_steps",
+    "paper_beyond_hop_limit",  # True: paper_true_steps routes the paper's shape without it
     "message_bytes",
     "time_s",
     "claimed_time_s",
@@ -266,6 +267,7 @@ def plan_csv(result: PlanResult) -> str:
                     p.steps_optimal,
                     p.channels_optimal,
                     p.shapes.paper.true_steps,
+                    p.shapes.paper_beyond_hop_limit is not None,
                     t.message_bytes,
                     t.time_s,
                     t.claimed_time_s,

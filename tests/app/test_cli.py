@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -319,3 +321,18 @@ def test_the_bound_names_its_fact_as_the_docs_do() -> None:
     assert fact_text("tree") == "Fact 3c (tree)"
     assert fact_text("two_trees") == "Class bound (two_trees)"
     assert fact_text("new_fact") == "new_fact (new_fact)"
+
+
+def test_a_paper_shape_beyond_max_hops_is_said_in_the_table_and_the_csv() -> None:
+    """H-Ring on 24 nodes within 2 hops (its paper groups of 4 need 3): the row keeps to the
+    limit, the table says why 'paper' does not, and the CSV flags that column."""
+    args = ("plan", "--collective", "allreduce", "--algorithm", "hring", "--nodes", "24",
+            "--wavelengths", "2", "--message-bytes", "4096", "--max-hops", "2")  # fmt: skip
+    code, out, _ = run(*args)
+    assert code == 0
+    assert "hring: its paper shape breaks the hop limit (intra RS 1: the lightpath" in out
+    assert "beyond the hop limit" in out  # the search's count
+    code, out, _ = run(*args, "--csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and [r["paper_beyond_hop_limit"] for r in rows] == ["True"]
+    assert json.loads(rows[0]["parameters"]) == {"group": 2}
