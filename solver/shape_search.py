@@ -295,15 +295,12 @@ def shapes_within(
 def _longest_within(algorithm: Algorithm, ring: Ring, params: Params, limit: int) -> bool:
     rounds = algorithm.shift_round_arrays(ring, params)
     if rounds is not None:
-        arcs = rounds[0] % ring.nodes
-        return int(np.minimum(arcs, ring.nodes - arcs).max(initial=0)) <= limit
+        return _longest_shift(ring.nodes, rounds[0]) <= limit
     sketches = algorithm.stage_sketches(ring, params)
     if sketches is None:
         sketches = [StageSketch(None, s.pieces, stage=s) for s in algorithm.stages(ring, params)]
     for sketch in sketches:
-        stage = sketch.stage if sketch.stage is not None else None
-        if stage is None and sketch.build is not None:
-            stage = sketch.build()
+        stage = _sketched_stage(sketch)
         if stage is not None:
             far = _longest(stage)
         else:
@@ -314,12 +311,23 @@ def _longest_within(algorithm: Algorithm, ring: Ring, params: Params, limit: int
     return True
 
 
+def _longest_shift(nodes: int, shifts: IntArray) -> int:
+    """The longest lightpath shift rounds need: max over shifts of the shorter arc."""
+    arcs = shifts % nodes
+    return int(np.minimum(arcs, nodes - arcs).max(initial=0))
+
+
+def _sketched_stage(sketch: StageSketch) -> Stage | None:
+    """The sketch's stage, built now if it has to be; None for a translated all-to-all."""
+    if sketch.stage is not None:
+        return sketch.stage
+    return sketch.build() if sketch.build is not None else None
+
+
 def _sketch_bound(ring: Ring, sketch: StageSketch) -> tuple[int, int]:
     """quick_bound of the sketched stage (built, built now, or a translated all-to-all) and
     the longest lightpath it needs."""
-    stage = sketch.stage if sketch.stage is not None else None
-    if stage is None and sketch.build is not None:
-        stage = sketch.build()
+    stage = _sketched_stage(sketch)
     if stage is not None:
         return quick_bound(stage), _longest(stage)
     assert sketch.positions is not None and sketch.weights is not None
@@ -369,8 +377,7 @@ def _bounded(
         shifts, counts, times = rounds
         chi = shift_bounds(ring.nodes, shifts, counts)
         total = int(((-(-chi // channels)) * times).sum())
-        arcs = shifts % ring.nodes
-        longest = int(np.minimum(arcs, ring.nodes - arcs).max(initial=0))
+        longest = _longest_shift(ring.nodes, shifts)
         candidate = _candidate(algorithm, ring, params, sizes, hardware, [(total, 1)], longest)
         if reach is not None and longest <= reach:
             held = shift_bounds(ring.nodes, shifts, counts, reach)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.algorithms.base import Algorithm
+from models.algorithms.base import Algorithm, Params
 from models.algorithms.catalog import get_algorithm
 from models.errors import AlgorithmRefusedError
 from models.optics import OpticalParameters
@@ -32,15 +32,22 @@ CASES = [
 ]
 
 
-def _brute_force(algorithm: Algorithm, ring: Ring) -> list[AlgorithmPlan]:
-    plans = []
+def _shapes(algorithm: Algorithm, ring: Ring) -> list[Params]:
+    """Every candidate shape the family offers that it accepts, resolved, in its order."""
+    out = []
     for raw in algorithm.shape_candidates(ring):
         try:
-            params = algorithm.resolve(ring, raw)
+            out.append(algorithm.resolve(ring, raw))
         except AlgorithmRefusedError:
             continue
-        plans.append(plan_algorithm(algorithm, ring, params, SIZES, Hardware()))
-    return plans
+    return out
+
+
+def _brute_force(algorithm: Algorithm, ring: Ring) -> list[AlgorithmPlan]:
+    return [
+        plan_algorithm(algorithm, ring, params, SIZES, Hardware())
+        for params in _shapes(algorithm, ring)
+    ]
 
 
 @pytest.mark.parametrize("collective,name,n,w", CASES)
@@ -237,13 +244,9 @@ def test_a_search_within_max_hops_leaves_out_the_shapes_beyond_it(
     algorithm = get_algorithm(collective, name)
     ring = Ring(n, 1, 2)
     options = SolveOptions(max_hops=hops)
-    fitting, total = [], 0
-    for raw in algorithm.shape_candidates(ring):
-        try:
-            params = algorithm.resolve(ring, raw)
-        except AlgorithmRefusedError:
-            continue
-        total += 1
+    shapes = _shapes(algorithm, ring)
+    fitting, total = [], len(shapes)
+    for params in shapes:
         try:
             fitting.append(plan_algorithm(algorithm, ring, params, SIZES, Hardware(), options))
         except AlgorithmRefusedError as error:
@@ -278,11 +281,7 @@ def test_shapes_within_a_hop_limit_are_those_whose_stages_fit(
     algorithm = get_algorithm(collective, name)
     ring = Ring(n, 1, 2)
     expected = []
-    for raw in algorithm.shape_candidates(ring):
-        try:
-            params = algorithm.resolve(ring, raw)
-        except AlgorithmRefusedError:
-            continue
+    for params in _shapes(algorithm, ring):
         arcs = [(s.destinations - s.sources) % n for s in algorithm.stages(ring, params)]
         if all(np.minimum(a, n - a).max(initial=0) <= hops for a in arcs):
             expected.append(params)
