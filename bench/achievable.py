@@ -52,7 +52,7 @@ def main() -> None:
     family = [
         "",
         "All-reduce against the bound of the reduce-then-broadcast class: every such schedule "
-        "(synth without a swept top, Ring, H-Ring, WRHT) needs 2 ceil(floor(N/2) / H) slots "
+        "(synth without a swept top, Ring, BT, H-Ring, WRHT with one representative left) needs 2 ceil(floor(N/2) / H) slots "
         "(`models.achievable.reduce_then_broadcast_slots`, docs/achievable.md); synth with its "
         "top level swept is outside the class and may beat that bound:",
         "",

@@ -120,10 +120,11 @@ def distance_sum(nodes: int, hop_limit: int | None = None) -> int:
 
 def reduce_then_broadcast_slots(nodes: int, hop_limit: int | None) -> int:
     """Slots of any all-reduce schedule that forms each element's complete sum at one node
-    and then copies it (reduce-scatter + all-gather: `synth`, Ring, H-Ring, WRHT, BT; not
-    recursive doubling): 2 ceil(floor(N/2) / H). That node needs the contribution of the node
-    floor(N/2) away, which moves at most H hops per slot, and that node needs the sum back
-    (docs/achievable.md, "Reduce-then-broadcast schedules")."""
+    and then copies it (reduce-scatter + all-gather: `synth` without a sweep, Ring, H-Ring,
+    BT, WRHT with one representative left; not recursive doubling; each algorithm says so in
+    `reduces_then_broadcasts`): 2 ceil(floor(N/2) / H). That node needs the contribution of
+    the node floor(N/2) away, which moves at most H hops per slot, and that node needs the
+    sum back (docs/achievable.md, "Reduce-then-broadcast schedules")."""
     h = nodes - 1 if hop_limit is None else max(1, min(int(hop_limit), nodes - 1))
     return 2 * -(-(nodes // 2) // h)
 

@@ -32,6 +32,11 @@ from models.stage import REGISTERS, Reduction, Schedule
 class DataFlowReport:
     stages: int
     moved: int  # data moved over all stages (unit lightpaths plus intra-node moves)
+    # all-reduce and reduce-scatter: the most nodes at which one datum's complete sum is
+    # formed by adding partial sums (rather than received whole); 1 means every complete sum
+    # is formed once and copied from there: a reduce-then-broadcast schedule
+    # (docs/achievable.md). None for the other collectives.
+    sums_formed: int | None = None
 
 
 def simulate(schedule: Schedule) -> DataFlowReport:
@@ -46,11 +51,11 @@ def simulate(schedule: Schedule) -> DataFlowReport:
         run = runner[str(schedule.collective)]
     except KeyError:
         raise DataFlowError(f"no simulator for collective {schedule.collective}") from None
-    moved = run(schedule)
-    return DataFlowReport(schedule.stage_count, moved)
+    moved, formed = run(schedule)
+    return DataFlowReport(schedule.stage_count, moved, formed)
 
 
-def _allgather(schedule: Schedule) -> int:
+def _allgather(schedule: Schedule) -> tuple[int, None]:
     n = schedule.nodes
     has = np.repeat(np.eye(n, dtype=bool), schedule.pieces, axis=1)  # piece j of item i
     moved = 0
@@ -69,10 +74,10 @@ def _allgather(schedule: Schedule) -> int:
         q = schedule.pieces
         what = f"item {item}" if q == 1 else f"piece {item % q} of item {item // q}"
         raise DataFlowError(f"after all stages node {node} lacks {what}")
-    return moved
+    return moved, None
 
 
-def _alltoall(schedule: Schedule) -> int:
+def _alltoall(schedule: Schedule) -> tuple[int, None]:
     p, q = len(schedule.endpoint_node), schedule.pieces
     block = np.arange(p * p * q) // q  # piece j of block b is datum b * q + j
     holder = block // p  # block s * P + t starts at process s
@@ -101,16 +106,16 @@ def _alltoall(schedule: Schedule) -> int:
             f"after all stages block {b // p}->{b % p} is at process {holder[bad[0]]}, "
             f"not {b % p}"
         )
-    return moved
+    return moved, None
 
 
-def _reducescatter(schedule: Schedule) -> int:
+def _reducescatter(schedule: Schedule) -> tuple[int, int]:
     """All-reduce's rules; at the end only the owner's chunks are checked: datum d (piece
     d mod q of chunk d // q, q = `schedule.pieces`) belongs to node d // q."""
     return _allreduce(schedule, owned_only=True)
 
 
-def _allreduce(schedule: Schedule, owned_only: bool = False) -> int:
+def _allreduce(schedule: Schedule, owned_only: bool = False) -> tuple[int, int]:
     n, chunks = schedule.nodes, schedule.data_count
     rng = np.random.default_rng(20231)
     keys = rng.integers(0, 2**63, size=(n, chunks), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
@@ -120,6 +125,8 @@ def _allreduce(schedule: Schedule, owned_only: bool = False) -> int:
     fingerprint = {0: keys.copy()}
     total_count = n
     total_fingerprint = keys.sum(axis=0, dtype=np.uint64)
+    # (node, chunk) where a complete sum was formed by adding (a lone node: its own)
+    formed = np.full((n, chunks), n == 1)
 
     def register(k: int) -> None:
         if k not in count:
@@ -179,8 +186,21 @@ def _allreduce(schedule: Schedule, owned_only: bool = False) -> int:
             register(k)
             here = writes == k
             add, put = here & ~replacing, here & replacing
+            if add.any():
+                # a complete sum formed here by adding: the receiver held part of it, or
+                # what it received was not complete (an addition into an empty register of
+                # one complete sum only copies it)
+                ar, ac = r[add], c[add]
+                empty_before = count[k][ar, ac] == 0
+                whole = (sent_count[add] == total_count) & (sent_fp[add] == total_fingerprint[ac])
             np.add.at(count[k], (r[add], c[add]), sent_count[add])
             np.add.at(fingerprint[k], (r[add], c[add]), sent_fp[add])
+            if add.any():
+                complete = (count[k][ar, ac] == total_count) & (
+                    fingerprint[k][ar, ac] == total_fingerprint[ac]
+                )
+                made = complete & ~(empty_before & whole)
+                formed[ar[made], ac[made]] = True
             count[k][r[put], c[put]] = sent_count[put]
             fingerprint[k][r[put], c[put]] = sent_fp[put]
         moved += len(c)
@@ -199,7 +219,7 @@ def _allreduce(schedule: Schedule, owned_only: bool = False) -> int:
             f"after all stages node {node} chunk {chunk} holds {count[0][node, chunk]} "
             f"contributions (or the wrong ones); expected each of the {total_count} once"
         )
-    return moved
+    return moved, int(formed.sum(axis=0).max(initial=0))
 
 
 @dataclass(frozen=True)

@@ -1104,6 +1104,10 @@ class SynthAllReduce(_Windowed):
             for raw in self._direct_variants(ring, radices):
                 yield from _with_centres({**raw, "holders": fit})
 
+    def reduces_then_broadcasts(self, ring: Ring, params: Params) -> bool:
+        # a sweep forms each chunk's sum at every member of the top window (or each centre)
+        return ring.nodes == 1 or not int_param(params, "sweep")
+
     def data_per_message(self, ring: Ring, params: Params) -> int:
         """The vector is cut into one chunk per position that holds a share (every one of
         the N' unless `holders` < s_L; chunk c ends reduced at position c), each into pieces

@@ -74,6 +74,9 @@ class RingAllReduce(Algorithm):
         ]
         return _schedule(ring, n, flows)
 
+    def reduces_then_broadcasts(self, ring: Ring, params: Params) -> bool:
+        return True  # reduce-scatter then all-gather: chunk i's sum forms at its owner
+
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
         return [self.formula.evaluate(ring.nodes)]
 
@@ -107,6 +110,9 @@ class RecursiveDoublingAllReduce(Algorithm):
         ]
         return _schedule(ring, 1, flows)
 
+    def reduces_then_broadcasts(self, ring: Ring, params: Params) -> bool:
+        return ring.nodes == 1  # every node adds its partner's: each sum forms at all N
+
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
         n, w = ring.nodes, ring.wavelengths_per_fiber
         return [self.formula.evaluate(n, w), cf.RD_ALLREDUCE_ELECTRICAL.evaluate(n)]
@@ -139,6 +145,9 @@ class BinaryTreeAllReduce(Algorithm):
             zero = np.zeros(len(child), dtype=np.int64)
             flows.append(StageFlow.of(parent, child, zero, Reduction.COPY, f"broadcast {t + 1}"))
         return _schedule(ring, 1, flows)
+
+    def reduces_then_broadcasts(self, ring: Ring, params: Params) -> bool:
+        return True  # the sum forms at the root and is broadcast down the tree
 
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
         return [self.formula.evaluate(ring.nodes)]
@@ -274,6 +283,9 @@ class HRingAllReduce(Algorithm):
             )
         return _schedule(ring, n, flows)
 
+    def reduces_then_broadcasts(self, ring: Ring, params: Params) -> bool:
+        return True  # reduce-scatters in and across groups, then all-gathers
+
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
         n, g, w = ring.nodes, int_param(params, "group"), ring.wavelengths_per_fiber
         return [self.formula.evaluate(n, g, w)]
@@ -328,6 +340,11 @@ class WrhtAllReduce(Algorithm):
             pairs = [(rep, x) for rep, members in level for x in members if x != rep]
             flows.append(flow(pairs, Reduction.COPY, f"broadcast level {depth}"))
         return _schedule(ring, 1, flows)
+
+    def reduces_then_broadcasts(self, ring: Ring, params: Params) -> bool:
+        # the representatives left at the top reduce all-to-all: each forms every sum
+        _, top = wrht_tree(ring.nodes, int_param(params, "group"), int_param(params, "levels"))
+        return len(top) <= 1
 
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
         n, m, w = ring.nodes, int_param(params, "group"), ring.wavelengths_per_fiber

@@ -184,6 +184,14 @@ class Algorithm(ABC):
         counted on the schedule, and what they were counted on; None for the others."""
         return None
 
+    def reduces_then_broadcasts(self, ring: Ring, params: Params) -> bool | None:
+        """All-reduce: whether every complete sum is formed at one node and copied from
+        there (the reduce-then-broadcast class, whose own bound `models.achievable` computes
+        with `reduce_then_broadcast=True`; docs/achievable.md). Tests hold each family's
+        answer to the data-flow simulator's count (`models.dataflow`, `sums_formed` == 1).
+        None: not an all-reduce, or not declared (`optimal`)."""
+        return None
+
     def paper_shape(self, ring: Ring) -> Params:
         """The shape the paper's own formulas choose (SPEC section 7), resolved."""
         return self.resolve(ring, {})

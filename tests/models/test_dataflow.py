@@ -12,7 +12,7 @@ from models.algorithms.catalog import CATALOG, get_algorithm
 from models.dataflow import simulate
 from models.errors import AlgorithmRefusedError, DataFlowError
 from models.ring import Ring
-from models.stage import Schedule, StageFlow
+from models.stage import Reduction, Schedule, StageFlow
 
 SMALL_N = range(2, 65)
 LARGE_N = (512, 1000, 1024, 4096)
@@ -335,3 +335,79 @@ def test_reduce_scatter_needs_n_chunks_of_its_pieces() -> None:
     schedule = _direct_reduce_scatter(3)
     with pytest.raises(DataFlowError, match="3 chunks of 2 pieces, not 3 data"):
         simulate(Schedule("reducescatter", 3, np.arange(3), 3, schedule.flows, pieces=2))
+
+
+def _one_chunk(n: int, *flows: StageFlow) -> Schedule:
+    return Schedule("allreduce", n, np.arange(n), 1, tuple(flows))
+
+
+@pytest.mark.parametrize(
+    ("schedule", "formed"),
+    [
+        # reduce to node 0, then copy out: the sum forms once
+        pytest.param(
+            _one_chunk(
+                3,
+                StageFlow.of([1, 2], [0, 0], [0, 0], Reduction.ADD),
+                StageFlow.of([0, 0], [1, 2], [0, 0], Reduction.COPY),
+            ),
+            1,
+            id="reduce-then-copy",
+        ),
+        # both nodes add the other's value: the sum forms at each
+        pytest.param(
+            _one_chunk(2, StageFlow.of([0, 1], [1, 0], [0, 0], Reduction.ADD)), 2, id="exchange"
+        ),
+        # the sweep of three: every node adds its window behind into its own value
+        pytest.param(_sweep_of_three(), 3, id="sweep"),
+        # a complete sum added into an empty scratch register and then set into register 0
+        # is a copy, not a second sum
+        pytest.param(
+            _one_chunk(
+                2,
+                StageFlow.of([1], [0], [0], Reduction.ADD),
+                StageFlow.of([0], [1], [0], Reduction.ADD, writes=1),
+                StageFlow.of([1], [1], [0], Reduction.SET, reads=0b010, writes=0),
+            ),
+            1,
+            id="copy-through-a-register",
+        ),
+    ],
+)
+def test_sums_formed_counts_where_a_complete_sum_is_added_up(
+    schedule: Schedule, formed: int
+) -> None:
+    assert simulate(schedule).sums_formed == formed
+
+
+def test_sums_formed_is_only_for_reductions() -> None:
+    ring = Ring(8)
+    algorithm = get_algorithm("allgather", "ring")
+    assert simulate(algorithm.schedule(ring, algorithm.resolve(ring))).sums_formed is None
+
+
+@pytest.mark.parametrize("n", [*range(2, 25), 32, 48, 64])
+def test_each_all_reduce_declares_its_class_as_its_data_flow_shows(n: int) -> None:
+    """`reduces_then_broadcasts` (what plans report and the class bound applies to) agrees
+    with the simulator at every shape the search may try: a complete sum formed at one node
+    only. Recursive doubling forms it at all N, WRHT at every representative left at its
+    top, a swept synth at every member of its top window."""
+    from models.algorithms.catalog import algorithms
+    from models.synthesis import SynthAllReduce
+
+    ring = Ring(n, 1, 4)
+    seen = set()
+    for algorithm in [*algorithms("allreduce"), SynthAllReduce()]:
+        if _expected_refusal(algorithm.name, "allreduce", n):
+            continue
+        for raw in algorithm.shape_candidates(ring):
+            params = algorithm.resolve(ring, raw)
+            formed = simulate(algorithm.schedule(ring, params)).sums_formed
+            assert formed is not None and 1 <= formed <= n
+            declared = algorithm.reduces_then_broadcasts(ring, params)
+            assert declared == (formed == 1), (algorithm.name, params, formed)
+            seen.add((algorithm.name, declared))
+    if n >= 4 and n & (n - 1) == 0:
+        assert ("rd", False) in seen and ("ring", True) in seen
+    if n >= 6:
+        assert {("synth", True), ("synth", False)} <= seen
