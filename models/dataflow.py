@@ -20,6 +20,7 @@ Stages are synchronous: every flow reads the state at the start of its stage.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,7 +42,7 @@ class DataFlowReport:
 
 def simulate(schedule: Schedule) -> DataFlowReport:
     """Run `schedule`; raise DataFlowError with the first violation found."""
-    runner = {
+    runner: dict[str, Callable[[Schedule], tuple[int, int | None]]] = {
         "allgather": _allgather,
         "alltoall": _alltoall,
         "allreduce": _allreduce,
