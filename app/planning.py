@@ -71,10 +71,16 @@ class PlanSpec:
     # tighter of max_lightpath_hops and the longest lightpath the optics can make reliable.
     limits: Limits = field(default_factory=Limits)
 
-    def achievable(self, optics_limited: bool = True) -> tuple[AchievableBound, ...]:
+    def achievable(
+        self, optics_limited: bool = True, reduce_then_broadcast: bool = False
+    ) -> tuple[AchievableBound, ...]:
         """The bound on every schedule per message size (models.achievable). Without the
         optics' hop limit (`optics_limited=False`) it bounds schedules that keep only to
-        max_lightpath_hops: what an optically infeasible algorithm is measured against."""
+        max_lightpath_hops: what an optically infeasible algorithm is measured against.
+        `reduce_then_broadcast` (all-reduce; empty for the other collectives): the bound of
+        the schedules that form each complete sum at one node and copy it from there."""
+        if reduce_then_broadcast and self.collective != Collective.ALLREDUCE:
+            return ()
         hops = self.limits.hop_limit if optics_limited else self.options.max_hops
         return tuple(
             achievable_bound(
@@ -85,6 +91,7 @@ class PlanSpec:
                 hops,
                 self.options.max_tx,
                 self.options.max_rx,
+                reduce_then_broadcast,
             )
             for size in self.message_bytes
         )
@@ -105,6 +112,9 @@ class PlannedAlgorithm:
     max_hops: int | None = None
     unconstrained_steps: int | None = None
     achievable: tuple[AchievableBound, ...] = ()  # the bound it is measured against, per size
+    # all-reduce: the bound of the reduce-then-broadcast class, with the same hop limit as
+    # `achievable` (it bounds this algorithm where `algorithm.reduces_then_broadcasts`)
+    class_bound: tuple[AchievableBound, ...] = ()
     # why the paper's shape breaks max_lightpath_hops (`paper` is then routed without it)
     paper_beyond_hops: str | None = None
 
@@ -268,6 +278,7 @@ class PlanRun:
     skipped: tuple[tuple[str, str], ...]
     achievable: tuple[AchievableBound, ...] = ()  # per size: the plan's bound (SPEC 12)
     achievable_without_optics: tuple[AchievableBound, ...] = ()  # without the optics' limit
+    class_bound: tuple[AchievableBound, ...] = ()  # all-reduce: reduce-then-broadcast's bound
 
 
 def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> PlanRun:
@@ -278,6 +289,8 @@ def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> PlanRun:
     skipped = list(spec.skipped)
     bounds = spec.achievable()
     free_bounds = spec.achievable(optics_limited=False)
+    class_bounds = spec.achievable(reduce_then_broadcast=True)
+    free_class_bounds = spec.achievable(optics_limited=False, reduce_then_broadcast=True)
     for choice in spec.choices:
         algorithm = choice.algorithm
         step = None if progress is None else _bind(progress, algorithm.name)
@@ -328,10 +341,11 @@ def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> PlanRun:
                 # an optically feasible plan keeps to the optics' hop limit; one that is not
                 # is measured against the bound without it (so its fraction stays <= 1)
                 bounds if optics.feasible else free_bounds,
-                beyond,
+                class_bounds if optics.feasible else free_class_bounds,
+                paper_beyond_hops=beyond,
             )
         )
-    return PlanRun(out, tuple(skipped), bounds, free_bounds)
+    return PlanRun(out, tuple(skipped), bounds, free_bounds, class_bounds)
 
 
 def _paper_and_incumbent(

@@ -116,6 +116,7 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
         )
         if best is not by_name[best.algorithm].plan:
             why += f" in its fastest feasible shape {_shape(best)}"
+        why += _class_note(by_name[best.algorithm], best, i)
         if skipped:
             why += f"; faster but optically infeasible: {', '.join(skipped)}"
         if tied:
@@ -156,6 +157,21 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
         entry.hop_limit = feasible[best.algorithm][1]
         advice.append(entry)
     return advice
+
+
+def _class_note(planned: PlannedAlgorithm, best: AlgorithmPlan, i: int) -> str:
+    """"" or, for an all-reduce shape that forms each complete sum at one node and copies
+    it, its time against the bound of every such schedule (docs/achievable.md): how much of
+    the gap to the achievable no schedule of its class can close."""
+    if not planned.class_bound or not planned.algorithm.reduces_then_broadcasts(
+        best.ring, best.params
+    ):
+        return ""
+    within, bound = planned.class_bound[i].bound_s, planned.achievable[i].bound_s
+    return (
+        f"; it forms each sum at one node and copies it: {best.timings[i].time_s / within:.3g}x "
+        f"the bound of such schedules ({within:.6g} s, {within / bound:.3g}x the achievable)"
+    )
 
 
 def _unsearched(planned: Sequence[PlannedAlgorithm], i: int, from_paper: bool) -> str:

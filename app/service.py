@@ -96,8 +96,9 @@ def achievable(run: PlanRun) -> list[AchievableResult]:
     a proven least number of slots, and the RWA of every slot fits one slot."""
     exact = next((p for p in run.planned if isinstance(p.algorithm, OptimalSchedule)), None)
     out = []
-    for i, (bound, free) in enumerate(
-        zip(run.achievable, run.achievable_without_optics, strict=True)
+    classes = run.class_bound or (None,) * len(run.achievable)
+    for i, (bound, free, within) in enumerate(
+        zip(run.achievable, run.achievable_without_optics, classes, strict=True)
     ):
         entry = AchievableResult(
             message_bytes=bound.message_bytes,
@@ -108,6 +109,7 @@ def achievable(run: PlanRun) -> list[AchievableResult]:
             slots_at_bound=bound.slots_at_bound,
             decided_by=bound.decided_by,
             bound_without_optics_s=free.bound_s,
+            reduce_then_broadcast_s=None if within is None else within.bound_s,
         )
         if exact is not None:
             winner = exact.best.by_message[i] if exact.best is not None else exact.plan

@@ -338,6 +338,15 @@ class AchievableResult(BaseModel):
         description="the bound without the optics' hop limit (max_lightpath_hops only): "
         "what optically infeasible algorithms are measured against"
     )
+    reduce_then_broadcast_s: float | None = Field(
+        default=None,
+        description="all-reduce: no schedule that forms each complete sum at one node and "
+        "copies it from there (reduce-scatter then all-gather, however hierarchical; the "
+        "algorithms with `reduce_then_broadcast` true) is faster than this (proven: twice "
+        "the distance's slots, an in-tree and an out-tree per element; docs/achievable.md). "
+        "The gap between it and `bound_s` is what only schedules outside that class could "
+        "gain; null for the other collectives",
+    )
 
 
 class AssignedLightpath(BaseModel):
@@ -518,6 +527,14 @@ class AlgorithmResult(BaseModel):
     feasibility: Feasibility
     routing_constraint: RoutingConstraint | None
     stages: list[StageResult]
+    reduce_then_broadcast: bool | None = Field(
+        default=None,
+        description="all-reduce: every complete sum of this shape is formed at one node and "
+        "copied from there (the data flow checks it), so the achievable's "
+        "`reduce_then_broadcast_s` bounds it too; false for schedules that form sums at "
+        "several nodes (recursive doubling, a swept synth, WRHT with several "
+        "representatives); null for the other collectives and `optimal`",
+    )
 
     @classmethod
     def of(cls, planned: PlannedAlgorithm) -> AlgorithmResult:
@@ -558,6 +575,7 @@ class AlgorithmResult(BaseModel):
                 steps_cost=p.true_steps - free,
             ),
             stages=[StageResult.of(s) for s in p.stages],
+            reduce_then_broadcast=planned.algorithm.reduces_then_broadcasts(p.ring, p.params),
         )
 
 

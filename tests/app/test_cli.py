@@ -184,7 +184,13 @@ def test_plan_golden(flag: tuple[str, ...], golden: str) -> None:
     least at 1 slot, where the far chains (Fact 3d, 'far_chains') set the bytes.
     At 1 MiB: 8 MiB / 16 = 524288 B: 25 + 104.8576 + 4.096 = 133.9536 us (3 slots, one
     tree plus N - 1 = 6 m: 75 + 78.6432 + 3.072 = 156.7152 us). Fractions: 151.2768 ->
-    16.8 %, 51.7024 -> 49.2 %, 476.8608 -> 28.1 %, 485.8144 -> 27.6 %."""
+    16.8 %, 51.7024 -> 49.2 %, 476.8608 -> 28.1 %, 485.8144 -> 27.6 %.
+    Reduce-then-broadcast (docs/achievable.md): at least 2 ceil(2 / 3) = 2 slots, and per
+    element an in-tree and an out-tree, F(4, 1) = 1 + 2 + 1 = 4 hops each at S = 2 (F(4, 2)
+    = 3 at S = 4): Y = 8 m over 16 link-channels. At 4 KiB: 2 x 25 us + 2048 B / 5 GB/s +
+    64 cycles = 50.4256 us (1.98x); at 1 MiB 50 + 104.8576 + 4.096 = 158.9536 us (S = 3:
+    7 m, 170.33; S = 4: 6 m, 181.72), 1.19x, and ring, which is in the class, 3x it. RD
+    forms every sum at both partners, so it is not listed."""
     code, out, _ = run(*GOLDEN_ARGS, *flag)
     assert code == 0
     assert out == (GOLDEN / golden).read_text()

@@ -565,3 +565,61 @@ def test_reduce_scatter_is_planned_by_synth_alone(client: TestClient) -> None:
     assert advice["algorithm"] == "synth" and advice["feasible"]
     assert "the papers propose none for reduce-scatter" in advice["why"]
     assert "optically feasible here" not in advice["why"]
+
+
+def test_an_all_reduce_plan_reports_the_reduce_then_broadcast_bound(client: TestClient) -> None:
+    """Each all-reduce algorithm says whether its reported shape forms every complete sum at
+    one node (checked here on the data flow of that shape); the achievable block carries the
+    bound of such schedules (models.achievable, computed again here), which every feasible one
+    of them keeps to; the advice compares the recommended schedule with it when it is one."""
+    from models.algorithms.catalog import get_algorithm
+    from models.dataflow import simulate
+    from models.synthesis import SynthAllReduce
+
+    sizes = [4096, 64 * 2**20]
+    body = {
+        "ring": {"nodes": 16, "wavelengths_per_fiber": 4},
+        "collective": "allreduce",
+        "algorithms": ["ring", "rd", "bt", "hring", "wrht", "synth"],
+        "message_sizes_bytes": sizes,
+    }
+    result = post_plan(client, body)["result"]
+    ring = Ring(16, 1, 4)
+    for a, size in zip(result["achievable"], sizes, strict=True):
+        within = achievable_bound(
+            "allreduce", ring, size, Hardware(), a["hop_limit"], reduce_then_broadcast=True
+        )
+        assert a["reduce_then_broadcast_s"] == pytest.approx(within.bound_s)
+        assert a["reduce_then_broadcast_s"] >= a["bound_s"]
+    verdicts = {}
+    for entry in result["algorithms"]:
+        name = entry["algorithm"]
+        algorithm = SynthAllReduce() if name == "synth" else get_algorithm("allreduce", name)
+        params = algorithm.resolve(ring, entry["parameters"])
+        formed = simulate(algorithm.schedule(ring, params)).sums_formed
+        assert entry["reduce_then_broadcast"] == (formed == 1), name
+        verdicts[name] = entry["reduce_then_broadcast"]
+        if entry["reduce_then_broadcast"] and entry["feasibility"]["feasible"]:
+            for t, a in zip(entry["timings"], result["achievable"], strict=True):
+                assert t["time_s"] >= a["reduce_then_broadcast_s"] * (1 - 1e-12), name
+    assert verdicts["ring"] and not verdicts["rd"]
+    for advice, a in zip(result["recommendation"], result["achievable"], strict=True):
+        chosen = next(e for e in result["algorithms"] if e["algorithm"] == advice["algorithm"])
+        algorithm = (
+            SynthAllReduce() if chosen["algorithm"] == "synth"
+            else get_algorithm("allreduce", chosen["algorithm"])
+        )
+        inside = algorithm.reduces_then_broadcasts(
+            ring, algorithm.resolve(ring, advice["parameters"])
+        )
+        note = (
+            f"{advice['time_s'] / a['reduce_then_broadcast_s']:.3g}x the bound of such "
+            f"schedules ({a['reduce_then_broadcast_s']:.6g} s"
+        )
+        assert (note in advice["why"]) == inside, advice["why"]
+
+
+def test_an_all_gather_plan_has_no_reduce_then_broadcast_bound(client: TestClient) -> None:
+    result = post_plan(client, SMALL | {"algorithms": ["ring", "synth"]})["result"]
+    assert all(a["reduce_then_broadcast_s"] is None for a in result["achievable"])
+    assert all(e["reduce_then_broadcast"] is None for e in result["algorithms"])
