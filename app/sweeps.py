@@ -106,6 +106,7 @@ def result_rows(sweep: SweepRequest, points: Iterable[SweepPoint]) -> Iterator[S
             yield base.model_copy(update={"error": why})
             continue
         chosen = {r.message_bytes: r.algorithm for r in plan.result.recommendation}
+        classes = {a.message_bytes: a.reduce_then_broadcast_s for a in plan.result.achievable}
         for algorithm in plan.result.algorithms:
             parameters = json.dumps(algorithm.parameters, separators=(",", ":"))
             claim = algorithm.claimed
@@ -125,6 +126,8 @@ def result_rows(sweep: SweepRequest, points: Iterable[SweepPoint]) -> Iterator[S
                         "claimed_time_s": timing.claimed_time_s,
                         "achievable_s": timing.achievable_s,
                         "fraction_of_achievable": timing.fraction_of_achievable,
+                        "reduce_then_broadcast": algorithm.reduce_then_broadcast,
+                        "reduce_then_broadcast_s": classes.get(timing.message_bytes),
                         "feasible": algorithm.feasibility.feasible,
                         "recommended": chosen.get(timing.message_bytes) == algorithm.algorithm,
                     }

@@ -264,6 +264,8 @@ CSV_COLUMNS = (
     "efficiency",
     "achievable_s",
     "fraction_of_achievable",
+    "reduce_then_broadcast",  # all-reduce: the shape forms each sum at one node (else empty)
+    "reduce_then_broadcast_s",  # all-reduce: the bound of that class at this size
 )
 
 
@@ -272,6 +274,7 @@ def plan_csv(result: PlanResult) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
+    classes = {a.message_bytes: a.reduce_then_broadcast_s for a in result.achievable}
     for p in result.algorithms:
         for t in p.timings:
             writer.writerow(
@@ -293,6 +296,8 @@ def plan_csv(result: PlanResult) -> str:
                     t.efficiency,
                     t.achievable_s,
                     t.fraction_of_achievable,
+                    p.reduce_then_broadcast,
+                    classes.get(t.message_bytes),
                 ]
             )
     return out.getvalue()

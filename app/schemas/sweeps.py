@@ -205,6 +205,15 @@ class SweepRow(BaseModel):
     fraction_of_achievable: float | None = Field(
         default=None, description="achievable_s / time_s, in (0, 1]"
     )
+    reduce_then_broadcast: bool | None = Field(
+        default=None,
+        description="all-reduce: this shape forms each complete sum at one node and copies it",
+    )
+    reduce_then_broadcast_s: float | None = Field(
+        default=None,
+        description="all-reduce: no schedule of that class is faster (the plan's "
+        "achievable[].reduce_then_broadcast_s)",
+    )
     feasible: bool | None = Field(default=None, description="optically feasible")
     recommended: bool | None = Field(
         default=None, description="the point's recommendation for this message size"

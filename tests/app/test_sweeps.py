@@ -235,6 +235,13 @@ def test_grid_runs_and_its_rows_match_single_plans(client: TestClient) -> None:
             assert row["steps_lower_bound"] == algorithm["steps_lower_bound"]
             assert row["time_s"] == pytest.approx(timing["time_s"])
             assert row["feasible"] == algorithm["feasibility"]["feasible"]
+            assert row["reduce_then_broadcast"] == algorithm["reduce_then_broadcast"]
+            (bound,) = [
+                a for a in alone["achievable"] if a["message_bytes"] == timing["message_bytes"]
+            ]
+            assert row["reduce_then_broadcast_s"] == pytest.approx(
+                bound["reduce_then_broadcast_s"]
+            )
     # one recommended algorithm per point and size (where the recommendation is optical)
     for key, group in itertools.groupby(
         sorted(rows, key=lambda r: (r["point"], r["message_bytes"])),
