@@ -160,18 +160,26 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
 
 
 def _class_note(planned: PlannedAlgorithm, best: AlgorithmPlan, i: int) -> str:
-    """"" or, for an all-reduce shape that forms each complete sum at one node and copies
-    it, its time against the bound of every such schedule (docs/achievable.md): how much of
-    the gap to the achievable no schedule of its class can close."""
-    if not planned.class_bound or not planned.algorithm.reduces_then_broadcasts(
-        best.ring, best.params
-    ):
+    """"" or, for an all-reduce, the recommended shape against the bound of the schedules
+    that form each complete sum at one node and copy it (docs/achievable.md): inside that
+    class, how much of the gap to the achievable no schedule of it can close; outside it, the
+    margin by which it beats every such schedule, when it does."""
+    inside = planned.algorithm.reduces_then_broadcasts(best.ring, best.params)
+    if not planned.class_bound or inside is None:
         return ""
     within, bound = planned.class_bound[i].bound_s, planned.achievable[i].bound_s
-    return (
-        f"; it forms each sum at one node and copies it: {best.timings[i].time_s / within:.3g}x "
-        f"the bound of such schedules ({within:.6g} s, {within / bound:.3g}x the achievable)"
-    )
+    time_s = best.timings[i].time_s
+    if inside:
+        return (
+            f"; it forms each sum at one node and copies it: {time_s / within:.3g}x the bound "
+            f"of such schedules ({within:.6g} s, {within / bound:.3g}x the achievable)"
+        )
+    if time_s < within:
+        return (
+            f"; it forms sums at several nodes and is {within / time_s:.3g}x faster than any "
+            f"schedule that forms each sum at one node and copies it can be ({within:.6g} s)"
+        )
+    return ""
 
 
 def _unsearched(planned: Sequence[PlannedAlgorithm], i: int, from_paper: bool) -> str:
