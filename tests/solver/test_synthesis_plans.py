@@ -324,3 +324,24 @@ def test_reduce_then_broadcast_never_beats_its_class_bound(
                 plans.append(plan_algorithm(algorithm, ring, params, [size], HW))
     for plan in plans:
         assert plan.timings[0].time_s >= bound.bound_s * (1 - 1e-12), plan
+
+
+def test_the_exact_optimum_leaves_the_reduce_then_broadcast_class_where_that_is_faster() -> None:
+    """N = 4, w = 2, one piece: the exact model proves one slot enough (each node sends its
+    vector to the other three: its neighbours on one hop each way, the far node CW from even
+    nodes and CCW from odd ones, 2 lightpaths per link and direction), so every node adds up
+    every sum itself (the data flow counts 4 nodes forming each). A reduce-then-broadcast
+    schedule needs 2 ceil(floor(4/2) / 3) = 2 slots, 50 us of reconfiguration alone, more
+    than the one slot at 64 KiB: 25 us + 65536 B / 5 GB/s + 2048 cycles of 0.25 ns =
+    38.6176 us. So the class bound bounds the class only: the proven optimum beats it."""
+    from models.dataflow import simulate
+    from models.timing import slot_time_s
+
+    ring = Ring(4, 1, 2)
+    exact = solve_exact_schedule("allreduce", ring, 1, time_limit_s=60)
+    assert exact.optimal and exact.slot_count == 1
+    assert simulate(exact.schedule()).sums_formed == 4
+    one_slot = 25e-6 + 65536 / 5e9 + 2048 * 0.25e-9
+    assert slot_time_s(65536, HW) == pytest.approx(one_slot)
+    within = achievable_bound("allreduce", ring, 65536, HW, reduce_then_broadcast=True)
+    assert within.slots == 2 and within.bound_s >= 50e-6 > one_slot
