@@ -174,15 +174,10 @@ def fact_text(key: str) -> str:
     return f"{FACTS.get(key, key).split(':')[0]} ({key})"
 
 
-def _class_members(result: PlanResult) -> str:
-    """The plan's optically feasible algorithms (they keep to the bound's hop limit) that
-    reduce then broadcast in their reported shapes."""
-    inside = [
-        p.algorithm
-        for p in result.algorithms
-        if p.reduce_then_broadcast and p.feasibility.feasible
-    ]
-    return "of this plan's feasible ones: " + (", ".join(inside) if inside else "none")
+CLASS_MEMBERS = (
+    "reduce-then-broadcast: ring, bt, hring, synth without a sweep, wrht with one "
+    "representative left; each shape's `reduce_then_broadcast` in --json"
+)
 
 
 def _achievable_lines(result: PlanResult) -> list[str]:
@@ -206,10 +201,9 @@ def _achievable_lines(result: PlanResult) -> list[str]:
         out.append(line)
         if a.reduce_then_broadcast_s is not None:
             out.append(
-                f"  schedules that form each sum at one node and copy it (reduce-then-broadcast; "
-                f"{_class_members(result)}) are no faster than "
-                f"{a.reduce_then_broadcast_s:.6g} s ({a.reduce_then_broadcast_s / a.bound_s:.3g}x "
-                "the achievable)"
+                f"  schedules that form each sum at one node and copy it ({CLASS_MEMBERS}) are "
+                f"no faster than {a.reduce_then_broadcast_s:.6g} s "
+                f"({a.reduce_then_broadcast_s / a.bound_s:.3g}x the achievable)"
             )
     if any(not p.feasibility.feasible for p in result.algorithms):
         out.append(

@@ -189,8 +189,8 @@ def test_plan_golden(flag: tuple[str, ...], golden: str) -> None:
     element an in-tree and an out-tree, F(4, 1) = 1 + 2 + 1 = 4 hops each at S = 2 (F(4, 2)
     = 3 at S = 4): Y = 8 m over 16 link-channels. At 4 KiB: 2 x 25 us + 2048 B / 5 GB/s +
     64 cycles = 50.4256 us (1.98x); at 1 MiB 50 + 104.8576 + 4.096 = 158.9536 us (S = 3:
-    7 m, 170.33; S = 4: 6 m, 181.72), 1.19x, and ring, which is in the class, 3x it. RD
-    forms every sum at both partners, so it is not listed."""
+    7 m, 170.33; S = 4: 6 m, 181.72), 1.19x, and ring, which is in the class, 3x it (RD
+    forms every sum at both partners: outside it)."""
     code, out, _ = run(*GOLDEN_ARGS, *flag)
     assert code == 0
     assert out == (GOLDEN / golden).read_text()
