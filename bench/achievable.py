@@ -188,13 +188,15 @@ def row(n: int, collective: str, size: int) -> tuple[str, float, bool | None, fl
         paper_cells = f"{p.algorithm} ({named}{within}) | {p_time:.4g} | "
         ratio = f"{p_time / s_time:.3g}x"
         paper_bound = f"{p_time / bound:.3g}x"
-    return (
+    line = (
         f"| {n} | {collective} | {size // 2**20} MiB | {paper_cells}{shape} | "
         f"{s_time:.4g} | {bound:.4g} | {ratio} | {s_time / bound:.3g}x | {paper_bound} | "
         f"{plan_s:.1f} | {bound_ms(collective, n, size)} |"
-    ), s_time, SynthAllReduce().reduces_then_broadcasts(Ring(n, 1, 64), s_params) if (
-        collective == "allreduce"
-    ) else None, result.achievable[0].reduce_then_broadcast_s
+    )
+    inside = None
+    if collective == "allreduce":
+        inside = SynthAllReduce().reduces_then_broadcasts(Ring(n, 1, 64), s_params)
+    return line, s_time, inside, result.achievable[0].reduce_then_broadcast_s
 
 
 def feasible_shape(a: AlgorithmResult) -> tuple[float, dict[str, Any], int | None] | None:

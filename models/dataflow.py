@@ -129,6 +129,11 @@ def _allreduce(schedule: Schedule, owned_only: bool = False) -> tuple[int, int]:
     # (node, chunk) where a complete sum was formed by adding (a lone node: its own)
     formed = np.full((n, chunks), n == 1)
 
+    def complete(counts: np.ndarray, prints: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """Which of these sums (of chunks c) hold every contribution once."""
+        whole: np.ndarray = (counts == total_count) & (prints == total_fingerprint[c])
+        return whole
+
     def register(k: int) -> None:
         if k not in count:
             count[k] = np.zeros((n, chunks), dtype=np.int64)
@@ -158,7 +163,7 @@ def _allreduce(schedule: Schedule, owned_only: bool = False) -> tuple[int, int]:
             copy = flow.copies.astype(bool)
         else:
             raise DataFlowError(f"stage {t + 1}: all-reduce flow without ADD, SET or COPY")
-        incomplete = copy & ((sent_count != total_count) | (sent_fp != total_fingerprint[c]))
+        incomplete = copy & ~complete(sent_count, sent_fp, c)
         if incomplete.any():
             i = int(np.flatnonzero(incomplete)[0])
             raise DataFlowError(
@@ -187,25 +192,18 @@ def _allreduce(schedule: Schedule, owned_only: bool = False) -> tuple[int, int]:
             register(k)
             here = writes == k
             add, put = here & ~replacing, here & replacing
-            if add.any():
-                # a complete sum formed here by adding: the receiver held part of it, or
-                # what it received was not complete (an addition into an empty register of
-                # one complete sum only copies it)
-                ar, ac = r[add], c[add]
-                empty_before = count[k][ar, ac] == 0
-                whole = (sent_count[add] == total_count) & (sent_fp[add] == total_fingerprint[ac])
-            np.add.at(count[k], (r[add], c[add]), sent_count[add])
-            np.add.at(fingerprint[k], (r[add], c[add]), sent_fp[add])
-            if add.any():
-                complete = (count[k][ar, ac] == total_count) & (
-                    fingerprint[k][ar, ac] == total_fingerprint[ac]
-                )
-                made = complete & ~(empty_before & whole)
-                formed[ar[made], ac[made]] = True
+            ar, ac = r[add], c[add]
+            # adding one complete sum into an empty register only copies it; any other
+            # addition that completes a sum forms it here
+            copied = (count[k][ar, ac] == 0) & complete(sent_count[add], sent_fp[add], ac)
+            np.add.at(count[k], (ar, ac), sent_count[add])
+            np.add.at(fingerprint[k], (ar, ac), sent_fp[add])
+            made = complete(count[k][ar, ac], fingerprint[k][ar, ac], ac) & ~copied
+            formed[ar[made], ac[made]] = True
             count[k][r[put], c[put]] = sent_count[put]
             fingerprint[k][r[put], c[put]] = sent_fp[put]
         moved += len(c)
-    wrong = (count[0] != total_count) | (fingerprint[0] != total_fingerprint[None, :])
+    wrong = ~complete(count[0], fingerprint[0], np.arange(chunks))
     if owned_only:
         if chunks != n * schedule.pieces:
             raise DataFlowError(

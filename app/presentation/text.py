@@ -174,10 +174,12 @@ def fact_text(key: str) -> str:
     return f"{FACTS.get(key, key).split(':')[0]} ({key})"
 
 
-CLASS_MEMBERS = (
+REDUCE_THEN_BROADCAST_FAMILIES = (
     "reduce-then-broadcast: ring, bt, hring, synth without a sweep, wrht with one "
-    "representative left; each shape's `reduce_then_broadcast` in --json"
+    "representative left"
 )
+"""The all-reduce families that form each complete sum at one node and copy it
+(`Algorithm.reduces_then_broadcasts`), as the CLI and the planner page name them."""
 
 
 def _achievable_lines(result: PlanResult) -> list[str]:
@@ -201,7 +203,9 @@ def _achievable_lines(result: PlanResult) -> list[str]:
         out.append(line)
         if a.reduce_then_broadcast_s is not None:
             out.append(
-                f"  schedules that form each sum at one node and copy it ({CLASS_MEMBERS}) are "
+                "  schedules that form each sum at one node and copy it "
+                f"({REDUCE_THEN_BROADCAST_FAMILIES}; each shape's `reduce_then_broadcast` "
+                "in --json) are "
                 f"no faster than {a.reduce_then_broadcast_s:.6g} s "
                 f"({a.reduce_then_broadcast_s / a.bound_s:.3g}x the achievable)"
             )

@@ -33,6 +33,7 @@ from app.api.errors import ErrorResponse
 from app.api.params import JobId
 from app.errors import ErrorBody, NotFoundError, error_body, http_status
 from app.persistence.store import PlanStore, ReproductionStore, SweepStore
+from app.presentation.text import REDUCE_THEN_BROADCAST_FAMILIES
 from app.schemas.documents import ReproductionDocument
 from app.schemas.requests import HardwareSpec, OpticsSpec
 from app.schemas.results import CatalogEntry
@@ -69,6 +70,7 @@ def _environment() -> Environment:
     )
     env.filters.update(FILTERS)
     env.filters["row_verdict"] = row_verdict
+    env.globals["reduce_then_broadcast_families"] = REDUCE_THEN_BROADCAST_FAMILIES
     return env
 
 
