@@ -6,6 +6,7 @@ The solvers, the plotting and the database load only inside the command that nee
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 import traceback
@@ -184,16 +185,19 @@ def rwa_command(
 
 
 def _parse_params(raw: list[str]) -> dict[str, int | list[int]]:
-    """--param key=value: one integer, or a comma-separated list (e.g. branching=4,4)."""
+    """--param key=value: one integer, or a list separated by commas or by 'x' as the plan's
+    shape column prints it (branching=4,4 or radices=4x4x16)."""
     params: dict[str, int | list[int]] = {}
     for item in raw:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise InvalidInputError(f"--param {item!r}: write key=value, e.g. --param group=5")
         try:
-            numbers = [int(v) for v in value.split(",")]
+            numbers = [int(v) for v in re.split(r"[,x]", value)]
         except ValueError:
-            raise InvalidInputError(f"--param {item!r}: the value must be integers") from None
+            raise InvalidInputError(
+                f"--param {item!r}: the value must be integers, a list as 4,4 or 4x4"
+            ) from None
         params[key] = numbers if len(numbers) > 1 else numbers[0]
     return params
 
@@ -237,7 +241,10 @@ def plan_command(
         list[str], typer.Option("--algorithm", help="algorithm name, repeatable, or 'all'")
     ] = ["all"],  # noqa: B006
     param: Annotated[
-        list[str], typer.Option("--param", help="key=value for the algorithm; repeatable")
+        list[str],
+        typer.Option(
+            "--param", help="key=value for the algorithm (a list as 4,4 or 4x4); repeatable"
+        ),
     ] = [],  # noqa: B006
     fibers: Annotated[int, typer.Option(help="fibres per direction F")] = 1,
     method: Annotated[str, typer.Option(help="auto, exact, exact-highs or heuristic")] = "auto",

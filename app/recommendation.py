@@ -8,6 +8,7 @@ import math
 from collections.abc import Sequence
 
 from app.planning import PlannedAlgorithm
+from app.presentation.text import parameters_text
 from app.schemas.results import ClosestToFeasible, Recommendation, parameter_values
 from models.algorithms.catalog import algorithms as paper_algorithms
 from solver.electrical import ElectricalComparison
@@ -115,7 +116,7 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
             f"({fraction}), optically feasible"
         )
         if best is not by_name[best.algorithm].plan:
-            why += f" in its fastest feasible shape {_shape(best)}"
+            why += f" in its fastest feasible shape {parameters_text(best.params)}"
         why += _class_note(by_name[best.algorithm], best, i)
         if skipped:
             why += f"; faster but optically infeasible: {', '.join(skipped)}"
@@ -132,11 +133,15 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
             papers = [p for p in usable if by_name[p.algorithm].algorithm.from_paper]
             if papers:
                 paper = papers[0]
-                ratio = paper.timings[i].time_s / t.time_s
-                why += (
-                    f"; {ratio:.3g}x faster than the fastest feasible paper algorithm "
-                    f"({paper.algorithm}: {paper.timings[i].time_s:.6g} s)"
+                versus = (
+                    f"the fastest feasible paper algorithm ({paper.algorithm}: "
+                    f"{paper.timings[i].time_s:.6g} s)"
                 )
+                if paper.algorithm in tied:
+                    why += f"; as fast as {versus}"
+                else:
+                    ratio = _ratio_text(paper.timings[i].time_s / t.time_s)
+                    why += f"; {ratio}x faster than {versus}"
             elif cut := _unsearched(planned, i, from_paper=True):
                 why += "; no feasible paper algorithm found" + cut
             elif not any(p.algorithm.from_paper for p in planned):
@@ -175,9 +180,10 @@ def _class_note(planned: PlannedAlgorithm, best: AlgorithmPlan, i: int) -> str:
             f"of such schedules ({within:.6g} s, {within / bound:.3g}x the achievable)"
         )
     if time_s < within:
+        ratio = _ratio_text(within / time_s)
         return (
-            f"; it forms sums at several nodes and is {within / time_s:.3g}x faster than any "
-            f"schedule that forms each sum at one node and copies it can be ({within:.6g} s)"
+            f"; it forms sums at several nodes and is {ratio}x faster than any schedule that "
+            f"forms each sum at one node and copies it can be ({within:.6g} s)"
         )
     return ""
 
@@ -202,11 +208,13 @@ def _unsearched(planned: Sequence[PlannedAlgorithm], i: int, from_paper: bool) -
     )
 
 
-def _shape(plan: AlgorithmPlan) -> str:
-    return ", ".join(
-        f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}"
-        for k, v in plan.params.items()
-    )
+def _ratio_text(ratio: float) -> str:
+    """A speed ratio above 1 to three significant digits, or as many more as it takes not to
+    read as 1 ('1.0004', not '1')."""
+    digits = 3
+    while f"{ratio:.{digits}g}" == "1" and digits < 12:
+        digits += 1
+    return f"{ratio:.{digits}g}"
 
 
 def _faster(a: AlgorithmPlan, b: AlgorithmPlan, i: int) -> bool:

@@ -45,7 +45,7 @@ def synth_time(nodes: int, collective: str, size: int) -> tuple[float, str, floa
     found = search.best_feasible_by_message[0]
     assert found is not None, f"synth has no feasible shape at N = {nodes}"
     shape = "x".join(map(str, found.parameters["radices"]))
-    extra = [f"{k} {v}" for k, v in found.parameters.items() if k in ("direct", "sweep") and v]
+    extra = [f"{k} {v}" for k, v in found.parameters.items() if k in ("direct", "sweep", "tree") and v]
     held = synthesis.holding(found.parameters)  # idle residues (all-reduce)
     if held is not None:
         extra.append(f"{held[0]} of {held[1]} holding")

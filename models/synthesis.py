@@ -44,6 +44,26 @@ true time. A direct level's longest lightpath has a s_i hops, which must keep to
 the low levels' short strides can; the top level's a s_L is about N / 2, so it is direct only
 on short rings.
 
+**Tree** (`tree` = S, all-gather, reduce-scatter and all-reduce): the lowest level (window
+g = k_1 at stride 1) runs along a least broadcast tree of its window instead of a pipeline
+or direct levels. Before it (all-gather) the nodes of a class mod g are seeds g apart, and
+filling the g - 1 nodes between two seeds is a broadcast on the ring of g positions, which
+Fact 3c's `least_tree` does at the least hops F(g, S) (docs/achievable.md); every class at
+once, shifted: at the tree's edge p -> p + d of slot t, node v sends to v + d the bundle
+of class v - p mod g (`tree_slots`, `_tree_flows`). Each slot sends along a few shifts
+(+-1 and one or two longer ones) several bundles each, packed into the channels at the
+fewest pieces per lightpath whose one-way load fits C; the RWA colours them at that load
+(shifts that do not divide N included, measured at N = 1024). A reduce-scatter runs the
+slots in reverse with every shift negated: node v sends to v - d its partial sum of the
+class it is p + d past, whose subtree has reported by then. Direct levels of radix 4 move
+every item once per level, a tree about F(g, S) / g times in all: at N = 1024, 64 channels,
+64 MiB, the all-reduce 64 x 16 with a 5-slot tree (4 pieces) takes 26 slots at 1.317 ms
+against 4 x 4 x 4 x 16 with three direct levels, 22 slots at 1.422 ms; at N = 64, 64 MiB,
+64 with a 5-slot tree 0.699 ms against 4 x 4 x 4's 0.804. A slot of a least tree whose
+distinct shifts alone exceed C one way (small C, wide windows) cannot be packed: refused
+(the tree ignores packing; a packing-aware tree could do better). Not combined with direct
+levels or idle residues.
+
 **Sweep** (`sweep` = 1, all-reduce): the top level is not reduce-scattered and gathered but
 all-reduced by running sums swept both ways. After the levels below, node v holds its block's
 partial sum of class v mod s_L (k_L chunks: the class vector). CW step t: v sends its class
@@ -115,12 +135,13 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import lru_cache, partial
 from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
+from models.achievable import least_tree
 from models.algorithms.base import Algorithm, Collective, Params, ParamSpec, int_param
 from models.closed_forms import ClosedForm, Formula
 from models.ring import Direction, Ring
@@ -267,6 +288,7 @@ class Level:
     sweep: bool = False  # all-reduce's top level: running sums swept both ways (no RS + AG)
     split_far: bool = False  # direct, even window: the far member reached both ways round
     centres: int | None = None  # a sweep's: members forming each chunk's sum (None: all)
+    tree: tuple[TreeSlot, ...] = ()  # the lowest level along a least tree (`tree_slots`)
 
     @property
     def modulus(self) -> int:
@@ -291,26 +313,34 @@ class Level:
 
     @property
     def steps(self) -> int:
-        """Slots of the level: one when direct, else the pipeline's cw_steps (a sweep with
-        centres: and its broadcast steps)."""
+        """Slots of the level: one when direct, the tree's slots along a tree, else the
+        pipeline's cw_steps (a sweep with centres: and its broadcast steps)."""
+        if self.tree:
+            return len(self.tree)
         return 1 if self.direct else self.cw_steps + self.broadcast_steps
 
     @property
     def longest_hops(self) -> int:
-        """Hops of the level's longest lightpath: a s when direct, else s."""
+        """Hops of the level's longest lightpath: a s when direct, the tree's longest edge
+        along a tree, else s."""
+        if self.tree:
+            return max(abs(shift) for slot in self.tree for shift, _ in slot.shifts)
         return self.stride * (self.cw_steps if self.direct else 1)
 
 
 def levels(
     ring: Ring, radices: tuple[int, ...], pieces: int, direct: int = 0, sweep: bool = False,
-    holders: int | None = None, centres: int | None = None,
+    holders: int | None = None, centres: int | None = None, tree: int = 0,
+    hop_limit: int | None = None,
 ) -> list[Level]:
     """The levels of a shape, bottom (stride 1) first; the lowest `direct` are direct; with
     `sweep` the top level is swept (all-reduce). `holders` (all-reduce): of every s_L
     residues mod the top stride, how many hold a share of the vector (`idle_residues`); the
     bundles below the top level hold that fraction of their chunks, and the top level's
     lightpaths are counted per holder, not per stride. `centres` (a swept top level): of its
-    k_L members, how many form each chunk's sum (None or k_L: every member)."""
+    k_L members, how many form each chunk's sum (None or k_L: every member). `tree` > 0: the
+    lowest level runs along a least broadcast tree of its window in that many slots, its
+    lightpaths within `hop_limit` (`tree_slots`; the caller checks that it exists)."""
     channels = ring.channels_per_direction
     top_stride = math.prod(radices[:-1])
     held = top_stride if holders is None else holders
@@ -333,12 +363,77 @@ def levels(
         bundle = ring.nodes // modulus * pieces
         if modulus < top_stride:
             bundle = ring.nodes // top_stride * (held // modulus) * pieces
+        plan: tuple[TreeSlot, ...] = ()
+        if tree and i == 0:
+            found = tree_slots(k, hop_limit or k, tree, bundle, channels)
+            assert found is not None, "a tree level the refusal lets through"
+            plan = found
+            lightpaths = max(x for slot in plan for _, x in slot.shifts)
         out.append(
             Level(stride, k, lightpaths, bundle, -(-bundle // lightpaths), i < direct, swept,
-                  split, centres if swept and centres is not None and centres < k else None)
+                  split, centres if swept and centres is not None and centres < k else None,
+                  plan)
         )
         stride *= k
     return out
+
+
+@dataclass(frozen=True)
+class TreeSlot:
+    """One slot of a tree level, all-gather way round (a reduce-scatter runs the slots in
+    reverse, every shift negated): the edges of the window's least tree first reached in it,
+    as (offset of the sender from the class's seed, signed shift), and per shift the
+    lightpaths every node sends and the pieces each carries."""
+
+    edges: tuple[tuple[int, int], ...]
+    shifts: tuple[tuple[int, int], ...]  # (signed shift, lightpaths per node)
+    per_lightpath: int
+
+
+@lru_cache(maxsize=256)
+def tree_slots(
+    window: int, hop_limit: int, slots: int, bundle: int, channels: int
+) -> tuple[TreeSlot, ...] | None:
+    """The lowest level (window g = k_1 at stride 1) along a tree instead of a pipeline or
+    one direct slot. Before it (all-gather) node v holds the bundle of its class v mod g, so
+    the nodes of a class are seeds g apart and the g - 1 nodes between two seeds are one
+    gap of g links with both ends held: filling every gap at once is a broadcast on the ring
+    of g positions, which `least_tree` does at the least hops F(g, S) (docs/achievable.md,
+    Fact 3c; Fact 3c's tree itself at g = N). Its edge p -> p + d reached in slot t becomes,
+    for every class, node v sending to v + d the bundle of class v - p mod g: translation
+    invariant, so per slot every node sends c_d bundles along shift d, for each shift d
+    with c_d edges. The pieces per lightpath are the least p with sum over shifts of one way
+    |d| ceil(c_d bundle / p) <= C (each shift's lightpaths from every node load every link
+    by |d| each), which the RWA colours at that load (measured at N = 1024, g = 64: every
+    slot at its load). None when the slot's distinct shifts alone need more than C channels
+    one way. Raises ValueError when `slots` slots of lightpaths within the hop limit cannot
+    reach the position g / 2 away."""
+    base = least_tree(window, min(hop_limit, window), slots)
+    child = np.arange(1, window)
+    shift = (child - base.parent[1:]) % window
+    shift = np.where(shift > window // 2, shift - window, shift)
+    out = []
+    for t in range(1, slots + 1):
+        at = base.reached[1:] == t
+        edges = tuple((int(p), int(d)) for p, d in zip(base.parent[1:][at], shift[at],
+                                                          strict=True))
+        count: dict[int, int] = {}
+        for _, d in edges:
+            count[d] = count.get(d, 0) + 1
+
+        most = max(count.values(), default=1) * bundle
+        if _tree_load(count, bundle, most) > channels:
+            return None
+        low, high = 1, most  # the least pieces per lightpath that fit, by bisection
+        while low < high:
+            mid = (low + high) // 2
+            if _tree_load(count, bundle, mid) <= channels:
+                high = mid
+            else:
+                low = mid + 1
+        shifts = tuple((d, -(-c * bundle // low)) for d, c in sorted(count.items()))
+        out.append(TreeSlot(edges, shifts, low))
+    return tuple(out)
 
 
 def _direct_load(window: int, split_far: bool) -> int:
@@ -574,6 +669,18 @@ class _Windowed(_Synthesized):
             default_rule="0: every level a pipeline",
             maximum_rule="the number of levels; each direct level's k//2 s within the hop limit",
         ),
+        ParamSpec(
+            "tree",
+            "slots of the lowest level (window k_1 at stride 1) run along a least broadcast "
+            "tree of the window (reduce-scatter: the same tree reversed) instead of a pipeline: "
+            "every node sends along several shifts a slot, the bundles of the classes whose "
+            "tree has that edge there; fewer hops than direct levels for the same slots",
+            0,
+            None,
+            default_rule="0 (left out): no tree",
+            maximum_rule="S with S lightpaths of at most the hop limit reaching k_1 // 2, and "
+            "every slot's shifts within the channels; not with direct levels",
+        ),
     )
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
@@ -604,16 +711,54 @@ class _Windowed(_Synthesized):
                 f"direct <= {fits}, or a smaller radix at level {fits + 1} (at most "
                 f"{2 * ((self.hop_limit or 0) // level.stride) + 1})"
             )
-        return None
+        return _tree_refusal(self._virtual(ring, params), params, self.hop_limit)
 
     def shape_candidates(self, ring: Ring) -> Iterator[Params]:
-        """Every radices within the hop limit, each with every valid `direct` (0 first). A
-        level of window 2 or 3 takes one step either way with the same lightpaths, so making
-        it direct repeats the candidate below it: skipped."""
+        """Every radices within the hop limit, each with every valid `direct` (0 first), then
+        the tree shapes (`_tree_variants`). A level of window 2 or 3 takes one step either
+        way with the same lightpaths, so making it direct repeats the candidate below it:
+        skipped."""
         for raw in super().shape_candidates(ring):
             radices = raw["radices"]
             assert isinstance(radices, tuple)
             yield from self._direct_variants(ring, radices)
+        yield from self._tree_variants(ring)
+
+    def _tree_variants(self, ring: Ring) -> Iterator[Params]:
+        """Shapes whose lowest level is a tree: a window g >= TREE_WINDOW_MIN at the bottom
+        (any divisor of N', larger than the levels above it or not) under at most two more
+        levels (nondecreasing, the top stride within the hop limit), in each of TREE_SLOTS
+        slots that is fewer than g / 2 (the pipeline's) and that the tree fits; with the
+        default pieces and, where the tree's bundles (N' / g items) hold fewer than C pieces,
+        with enough pieces to make them C (64 x 16 at N = 1024, 64 MiB: 1.317 ms with 4
+        pieces against 1.358 with 1)."""
+        for positions in padded_sizes(ring.nodes) if self.padded else [ring.nodes]:
+            virtual = ring if positions == ring.nodes else Ring(
+                positions, ring.fibers_per_direction, ring.wavelengths_per_fiber)
+            for window in range(TREE_WINDOW_MIN, positions + 1):
+                if positions % window:
+                    continue
+                above = positions // window
+                tops = [()] if above == 1 else [
+                    r for r in multiplicative_partitions(above) if len(r) <= 2
+                ]
+                for top in tops:
+                    radices = (window, *top)
+                    if self.hop_limit is not None and positions // radices[-1] > self.hop_limit:
+                        continue
+                    # the default pieces (top level's channels filled), and where that
+                    # leaves the tree's bundles below C pieces, finer ones: each slot's
+                    # pieces per lightpath are whole, finer pieces round less
+                    pieces = int_param(self.fill_defaults(ring, {"radices": radices}), "pieces")
+                    channels, bundle = virtual.channels_per_direction, above * pieces
+                    finer = [pieces] + ([pieces * -(-channels // bundle)]
+                                        if bundle < channels else [])
+                    for tree in TREE_SLOTS:
+                        raw: Params = {"radices": radices, "direct": 0, "tree": tree}
+                        if tree >= window // 2 or _tree_refusal(virtual, raw, self.hop_limit):
+                            continue
+                        for q in finer:
+                            yield {**raw, "pieces": q}
 
     def _direct_variants(self, ring: Ring, radices: tuple[int, ...]) -> Iterator[Params]:
         """The shape with every valid number of direct levels, 0 first (see
@@ -643,7 +788,7 @@ class _Windowed(_Synthesized):
         return levels(
             ring, radices, int_param(params, "pieces"), int_param(params, "direct"),
             bool(params.get("sweep", 0)), holders if isinstance(holders, int) else None,
-            centres if isinstance(centres, int) else None,
+            centres if isinstance(centres, int) else None, _tree(params), self.hop_limit,
         )
 
     def _step_stage(
@@ -683,13 +828,16 @@ class _Windowed(_Synthesized):
 
     def _level_stages(
         self, ring: Ring, level: Level, name: str, sent: Callable[[int], Sent] | None = None,
-        sent_key: Hashable = None,
+        sent_key: Hashable = None, gather: bool = True,
     ) -> list[Stage]:
         """A pipeline's steps take both directions first (CCW has fewer); a sweep's take the
         CW-only step first, so both directions' last steps land together. `sent` (idle
         residues): per step t, what `_step_stage` filters by, and `sent_key` what it depends
         on beside the ring and the level (None: nothing). The stages are remembered
         (`_remembered`): a shape's variants (sweep, centres) share their levels' stages."""
+        if level.tree:  # a reduce-scatter runs the tree the other way (`gather` False)
+            return _remembered((ring, level, name, gather),
+                               lambda: _tree_stages(ring, level, name, gather))
         return _remembered(
             (ring, level, name, sent is not None, sent_key),
             lambda: self._build_level_stages(ring, level, name, sent, sent_key),
@@ -802,6 +950,114 @@ def _direct_levels_within(found: list[Level], hop_limit: int | None) -> int:
             break
         fits += 1
     return fits
+
+
+TREE_SLOTS = (4, 5, 6)  # the tree slot counts the search tries
+TREE_WINDOW_MIN = 8  # the least lowest window it tries them on
+
+
+def _tree_load(count: Mapping[int, int], bundle: int, pieces: int) -> int:
+    """The busier direction's link load of a tree slot sending count[d] bundles along each
+    shift d at `pieces` pieces a lightpath."""
+    return max(
+        sum(abs(d) * -(-c * bundle // pieces) for d, c in count.items() if (d > 0) == way)
+        for way in (True, False)
+    )
+
+
+def _tree(params: Params) -> int:
+    tree = params.get("tree", 0)
+    assert isinstance(tree, int)
+    return tree
+
+
+def _tree_refusal(ring: Ring, params: Params, hop_limit: int | None) -> str | None:
+    """Why the shape's `tree` cannot be built on `ring` (its positions), or None."""
+    tree = _tree(params)
+    if not tree:
+        return None
+    radices = params["radices"]
+    assert isinstance(radices, tuple)
+    window = radices[0]
+    if tree < 2:
+        return "tree = 1 is a direct level: use tree >= 2, or direct = 1 and tree = 0"
+    if int_param(params, "direct"):
+        return "the lowest level is a tree or direct, not both: use direct = 0 with a tree"
+    if params.get("sweep") and len(radices) == 1:
+        return "a one-level shape's only level is swept: no tree under it; use sweep = 0"
+    if holding(params) is not None:
+        return "idle residues (holders) do not combine with a tree: leave holders out"
+    pieces = params.get("pieces", 1)  # whether a slot fits does not depend on it
+    assert isinstance(pieces, int)
+    bundle = ring.nodes // window * pieces
+    reach = hop_limit or window
+    try:
+        plan = tree_slots(window, reach, tree, bundle, ring.channels_per_direction)
+    except ValueError:
+        return (
+            f"{tree} slots of lightpaths of at most {min(reach, window // 2)} hops cannot "
+            f"reach the window's position {window // 2} away; use tree >= "
+            f"{-(-(window // 2) // max(1, min(reach, window // 2)))}"
+        )
+    if plan is None:
+        return (
+            f"a slot of the window's least tree in {tree} slots uses shifts whose lengths sum "
+            f"to more than the {ring.channels_per_direction} channels one way; use more slots "
+            "or a smaller window"
+        )
+    return None
+
+
+def _tree_order(level: Level, gather: bool) -> tuple[TreeSlot, ...]:
+    """A tree level's slots in the order they run: as built for an all-gather, reversed for
+    a reduce-scatter (whose shifts are the negated ones)."""
+    return level.tree if gather else tuple(reversed(level.tree))
+
+
+def _tree_stages(ring: Ring, level: Level, name: str, gather: bool) -> list[Stage]:
+    """A tree level's slots (`tree_slots`): every node sends x_d lightpaths along each shift
+    d of the slot, CW for d > 0, CCW else; a reduce-scatter takes the slots in reverse, every
+    shift negated."""
+    n = ring.nodes
+    nodes = np.arange(n, dtype=np.int64)
+    sign = 1 if gather else -1
+    out = []
+    for j, slot in enumerate(_tree_order(level, gather)):
+        sources, destinations, counts, allowed = [], [], [], []
+        for d, x in slot.shifts:
+            shift = sign * d
+            sources.append(nodes)
+            destinations.append((nodes + shift) % n)
+            counts.append(np.full(n, x, dtype=np.int64))
+            allowed.append(np.full(n, Direction.CW if shift > 0 else Direction.CCW,
+                                   dtype=np.int64))
+        out.append(Stage.from_demands(
+            n, np.concatenate(sources), np.concatenate(destinations), np.concatenate(counts),
+            np.concatenate(allowed), f"{name} tree slot {j + 1}", slot.per_lightpath,
+        ))
+    return out
+
+
+def _tree_flows(
+    ring: Ring, level: Level, pieces: int, reduction: Reduction, label: str
+) -> list[StageFlow]:
+    """A tree level's slots as data. All-gather (COPY / NONE): at the edge p -> p + d of a
+    slot node v sends to v + d the bundle of class v - p mod g (v is p past that class's
+    seed). Reduce-scatter (ADD), slots reversed: node v sends to v - d its partial sum of
+    class v - p - d, the one v is p + d past, which holds every contribution of its subtree
+    by then (reached later in the broadcast, so earlier here)."""
+    nodes = np.arange(ring.nodes, dtype=np.int64)
+    gather = reduction != Reduction.ADD
+    flows = []
+    for j, slot in enumerate(_tree_order(level, gather)):
+        if gather:
+            moves = [(d, nodes - p) for p, d in slot.edges]
+        else:
+            moves = [(-d, nodes - p - d) for p, d in slot.edges]
+        flows.append(_bundles_flow(ring, replace(level, per_lightpath=slot.per_lightpath),
+                                   moves, level.modulus, pieces, reduction,
+                                   f"{label} tree slot {j + 1}"))
+    return flows
 
 
 def _shifts(level: Level, ccw: bool, nodes: int) -> list[IntArray]:
@@ -918,6 +1174,9 @@ def _gather_flows(
     nodes = np.arange(ring.nodes, dtype=np.int64)
     flows = []
     for i, level in reversed(list(enumerate(found))):
+        if level.tree:
+            flows += _tree_flows(ring, level, pieces, reduction, f"all-gather level {i + 1}")
+            continue
         if level.direct:
             flows.append(_direct_flows(ring, level, pieces, reduction,
                                        f"all-gather level {i + 1} direct"))
@@ -1094,6 +1353,11 @@ class SynthAllReduce(_Windowed):
         for raw in super().shape_candidates(ring):
             radices = raw["radices"]
             assert isinstance(radices, tuple)
+            if _tree(raw):  # no idle residues under a tree, no sweep of its only level
+                shaped = {**raw, "holders": math.prod(radices[:-1])}
+                yield from _with_centres(shaped) if len(radices) > 1 else [
+                    {**shaped, "sweep": 0, "centres": radices[-1]}]
+                continue
             fit = _holders_within(radices, channels)
             for holders in (math.prod(radices[:-1]), fit):
                 if holders is not None:
@@ -1160,7 +1424,7 @@ class SynthAllReduce(_Windowed):
         out: list[Stage] = []
         for i, level in enumerate(paired):
             out += self._level_stages(ring, level, f"reduce-scatter level {i + 1}",
-                                      sent(i, False), key(i, False))
+                                      sent(i, False), key(i, False), gather=False)
         if swept is not None:
             out += self._level_stages(ring, swept, f"sweep level {len(paired) + 1}",
                                       sent(top, False), key(top, False))
@@ -1368,6 +1632,10 @@ def _reduce_flows(ring: Ring, found: list[Level], pieces: int) -> list[StageFlow
     nodes = np.arange(ring.nodes, dtype=np.int64)
     flows = []
     for i, level in enumerate(found):
+        if level.tree:
+            flows += _tree_flows(ring, level, pieces, Reduction.ADD,
+                                 f"reduce-scatter level {i + 1}")
+            continue
         if level.direct:
             flows.append(_direct_flows(ring, level, pieces, Reduction.ADD,
                                        f"reduce-scatter level {i + 1} direct"))
@@ -1401,7 +1669,8 @@ class SynthReduceScatter(_Windowed):
     def _stages(self, ring: Ring, params: Params) -> list[Stage]:
         out: list[Stage] = []
         for i, level in enumerate(self._levels(ring, params)):
-            out += self._level_stages(ring, level, f"reduce-scatter level {i + 1}")
+            out += self._level_stages(ring, level, f"reduce-scatter level {i + 1}",
+                                      gather=False)
         return out
 
     def _schedule(self, ring: Ring, params: Params) -> Schedule:

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Mapping
 
 from app.schemas.results import (
     AlgorithmResult,
@@ -18,6 +19,7 @@ from app.schemas.results import (
 from models.achievable import FACTS
 from models.closed_forms import Unit
 from models.errors import InvalidInputError
+from models.synthesis import centred, holding
 
 UNITS = {
     "b": 1,
@@ -65,15 +67,25 @@ def rwa_text(answer: RwaResponse) -> str:
     )
 
 
-def _shape_text(p: AlgorithmResult) -> str:
-    """'best k=..' style: which shape the row is, with its parameters."""
-    values = ",".join(
-        f"{k}={'x'.join(map(str, v)) if isinstance(v, list) else v}"
-        for k, v in p.parameters.items()
-        if k != "stages"
+def parameters_text(params: Mapping[str, object]) -> str:
+    """A shape's parameters as `--param` reads them back ('radices=4x4x16,pieces=1'; lists
+    joined by 'x'), without OpTree's derived `stages` and without synth's `holders` and
+    `centres` where they are their no-op defaults (every residue holds a share, every top
+    member forms sums). The one text of a shape: the CLI table, the page and the advice."""
+    shown = {k: v for k, v in params.items() if k != "stages"}
+    if "holders" in shown and holding(shown) is None:
+        del shown["holders"]
+    if "centres" in shown and centred(shown) is None:
+        del shown["centres"]
+    return ",".join(
+        f"{k}={'x'.join(map(str, v)) if isinstance(v, list | tuple) else v}"
+        for k, v in shown.items()
     )
-    optimal = "" if p.steps_optimal else " (gap)"
-    return f"{p.shape} {values}".strip() + optimal
+
+
+def shape_text(plan: AlgorithmResult) -> str:
+    """'best radices=4x4x16,pieces=1': which shape the row is, with its parameters."""
+    return f"{plan.shape} {parameters_text(plan.parameters)}".strip()
 
 
 def plan_text(result: PlanResult) -> str:
@@ -89,7 +101,8 @@ def plan_text(result: PlanResult) -> str:
         claimed = "-"
         if claim is not None and claim.value is not None:
             claimed = f"{claim.value:g}" + ("" if claim.unit == Unit.STEPS else f" {claim.unit}")
-        line = f"{p.algorithm:<10}{_shape_text(p):<28}{claimed:>14}{p.true_steps:>8}"
+        shape = shape_text(p) + ("" if p.steps_optimal else " (gap)")
+        line = f"{p.algorithm:<10}{shape:<28}{claimed:>14}{p.true_steps:>8}"
         line += f"{p.steps_lower_bound:>8}{p.shapes.paper.true_steps:>8}"
         line += "".join(
             f"{t.time_s:>14.6g}{t.fraction_of_achievable:>9.1%}" for t in p.timings

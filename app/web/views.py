@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.presentation.text import fact_text, feasibility_verdict, size_text
+from app.presentation.text import fact_text, feasibility_verdict, shape_text, size_text
 from app.schemas.results import AlgorithmResult
 from models.closed_forms import Unit
 
@@ -39,16 +39,6 @@ def number_text(value: float | None, digits: int = 4) -> str:
 
 def bytes_text(message_bytes: float | None) -> str:
     return "-" if message_bytes is None else size_text(message_bytes)
-
-
-def shape_text(plan: AlgorithmResult) -> str:
-    """'best branching=4x2': which shape the row is, with its parameters."""
-    values = ",".join(
-        f"{k}={'x'.join(map(str, v)) if isinstance(v, list) else v}"
-        for k, v in plan.parameters.items()
-        if k != "stages"
-    )
-    return f"{plan.shape} {values}".strip()
 
 
 def claim_text(value: float | None, unit: Unit | str | None) -> str:

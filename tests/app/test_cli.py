@@ -342,3 +342,46 @@ def test_a_paper_shape_beyond_max_hops_is_said_in_the_table_and_the_csv() -> Non
     rows = list(csv.DictReader(io.StringIO(out)))
     assert code == 0 and [r["paper_beyond_hop_limit"] for r in rows] == ["True"]
     assert json.loads(rows[0]["parameters"]) == {"group": 2}
+
+
+@pytest.mark.parametrize("collective", ["allreduce", "allgather"])
+def test_the_shape_column_reads_back_as_params(collective: str) -> None:
+    """The table prints a shape's parameters the way --param reads them (lists as 4x6), without
+    synth's no-op `holders` / `centres`; planning that shape explicitly gives the same time."""
+    plan = ("plan", "--collective", collective, "--nodes", "24", "--wavelengths", "4",
+            "--message-bytes", "4MiB", "--algorithm", "synth")  # fmt: skip
+    code, out, err = run(*plan)
+    assert code == 0, err
+    row = out.splitlines()[1].split()
+    assert row[:2] == ["synth", "best"]
+    shape, time_s = row[2], row[-2]
+    assert "holders=" not in shape and "centres=" not in shape  # every residue holds here
+    params = [arg for kv in shape.split(",") for arg in ("--param", kv)]
+    code, again, err = run(*plan, *params)
+    assert code == 0, err
+    row = again.splitlines()[1].split()
+    assert row[:3] == ["synth", "explicit", shape] and row[-2] == time_s
+
+
+@pytest.mark.parametrize(
+    ("changed", "shown", "hidden"),
+    [
+        ({}, [], ["holders=", "centres="]),  # 4 of 4 residues hold, 6 of 6 members form sums
+        ({"holders": 3}, ["holders=3"], ["centres="]),
+        ({"sweep": 1, "centres": 2}, ["sweep=1", "centres=2"], ["holders="]),
+    ],
+)
+def test_the_shape_text_leaves_out_only_no_op_parameters(
+    changed: dict[str, int], shown: list[str], hidden: list[str]
+) -> None:
+    from app.presentation.text import shape_text
+    from app.schemas.results import PlanResult
+
+    code, out, err = run("plan", "--collective", "allreduce", "--nodes", "24", "--wavelengths",
+                         "4", "--message-bytes", "4MiB", "--algorithm", "synth", "--param",
+                         "radices=4x6", "--json")  # fmt: skip
+    assert code == 0, err
+    synth = PlanResult.model_validate_json(out).algorithms[0]
+    assert synth.parameters["holders"] == 4 and synth.parameters["centres"] == 6
+    text = shape_text(synth.model_copy(update={"parameters": {**synth.parameters, **changed}}))
+    assert all(s in text for s in shown) and not any(h in text for h in hidden)

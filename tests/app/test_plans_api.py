@@ -647,3 +647,24 @@ def test_an_all_gather_plan_has_no_reduce_then_broadcast_bound(client: TestClien
     result = post_plan(client, SMALL | {"algorithms": ["ring", "synth"]})["result"]
     assert all(a["reduce_then_broadcast_s"] is None for a in result["achievable"])
     assert all(e["reduce_then_broadcast"] is None for e in result["algorithms"])
+
+
+def test_a_tie_with_the_fastest_paper_algorithm_is_said_as_a_tie(client: TestClient) -> None:
+    """On 3 nodes the exact optimum, synth and WRHT all take one slot: the advice says the
+    winner is as fast as WRHT, not '1x faster'; on 2 nodes RD is 1.004x slower, and the ratio
+    gets the digits that tell it from 1."""
+    def body(nodes: int) -> dict[str, Any]:
+        ring = {"nodes": nodes, "fibers_per_direction": 1, "wavelengths_per_fiber": 1}
+        return {"ring": ring, "collective": "allreduce", "message_sizes_bytes": [1024]}
+
+    three = post_plan(client, body(3))["result"]
+    advice = three["recommendation"][0]
+    assert "wrht" in advice["tied_with"]
+    assert "as fast as the fastest feasible paper algorithm (wrht" in advice["why"]
+    assert "1x faster" not in advice["why"]
+    two = post_plan(client, body(2))["result"]
+    advice = two["recommendation"][0]
+    times = {a["algorithm"]: a["timings"][0]["time_s"] for a in two["algorithms"]}
+    ratio = times["rd"] / advice["time_s"]
+    assert ratio > 1 and f"{ratio:.3g}" == "1" and advice["tied_with"] == []
+    assert f"{ratio:.4g}x faster than the fastest feasible paper algorithm (rd" in advice["why"]

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from models.achievable import tree_hops
 from models.algorithms.base import Algorithm
 from models.dataflow import simulate
 from models.errors import AlgorithmRefusedError, UnknownParameterError
@@ -28,6 +29,7 @@ from models.synthesis import (
     levels,
     multiplicative_partitions,
     padded_sizes,
+    tree_slots,
 )
 
 FAMILIES = (SynthAllGather, SynthAllReduce, SynthReduceScatter, SynthAllToAll)
@@ -56,9 +58,11 @@ def demands(stage: Stage) -> list[tuple[int, int, int]]:
 def check(
     algorithm: Algorithm, ring: Ring, radices: tuple[int, ...], pieces: int | None,
     direct: int | None = None, sweep: int | None = None, holders: int | None = None,
-    centres: int | None = None,
+    centres: int | None = None, tree: int | None = None,
 ) -> None:
     given: dict[str, object] = {"radices": radices}
+    if tree is not None:
+        given["tree"] = tree
     if holders is not None:
         given["holders"] = holders
     if centres is not None:
@@ -87,11 +91,9 @@ def check(
         if shifts is None:  # all-to-all: one stride per stage
             assert len(set(hops.tolist())) == 1
             continue
-        stride, a, b = shifts[i]
         idle = holding(params) is not None
-        for way, steps in ((Direction.CW, a), (Direction.CCW, b)):
+        for way, expected in zip((Direction.CW, Direction.CCW), shifts[i], strict=True):
             reached = set(hops[mine.allowed == way].tolist())
-            expected = {m * stride for m in range(1, steps + 1)}
             # idle residues: a shift whose every class is idle sends nothing
             assert reached <= expected if idle else reached == expected
 
@@ -124,43 +126,59 @@ def _pinned_hops(stage: Stage, nodes: int) -> np.ndarray:
     return np.where(stage.allowed == Direction.CW, cw, (nodes - cw) % nodes)  # type: ignore[no-any-return]
 
 
+Reach = tuple[set[int], set[int]]  # hops of a stage's lightpaths: CW, CCW
+
+
 def expected_shifts(
     algorithm: Algorithm, ring: Ring, params: dict[str, object]
-) -> list[tuple[int, int, int]] | None:
-    """Per stage (stride, strides reached CW, strides reached CCW): a pipeline step reaches
-    one stride (CCW only in its first (k-1)//2 steps; a sweep's in its last), a direct level
-    its whole window. A swept top level comes once, between the reduce-scatter and the
-    all-gather of the levels below it."""
+) -> list[Reach] | None:
+    """Per stage the hops reached CW and CCW: a pipeline step reaches one stride (CCW only in
+    its first (k-1)//2 steps; a sweep's in its last), a direct level its whole window, a tree
+    slot the lengths of its base tree's edges first reached in it (their directions swapped
+    in a reduce-scatter, which runs the slots in reverse). A swept top level comes once,
+    between the reduce-scatter and the all-gather of the levels below it."""
     if isinstance(algorithm, SynthAllToAll):
         return None
-    found = levels(ring, params["radices"], 1, params["direct"])  # type: ignore[arg-type]
+    found = levels(ring, params["radices"], 1, params["direct"], tree=params.get("tree", 0),  # type: ignore[arg-type]
+                   hop_limit=algorithm.hop_limit)  # type: ignore[attr-defined]
 
-    def level(lv: Level, swept: bool = False) -> list[tuple[int, int, int]]:
+    def strides(stride: int, cw: int, ccw: int) -> Reach:
+        return {m * stride for m in range(1, cw + 1)}, {m * stride for m in range(1, ccw + 1)}
+
+    def level(lv: Level, swept: bool = False, gather: bool = True) -> list[Reach]:
+        if lv.tree:
+            out = [({d for d, _ in slot.shifts if d > 0}, {-d for d, _ in slot.shifts if d < 0})
+                   for slot in lv.tree]
+            return out if gather else [(ccw, cw) for cw, ccw in reversed(out)]
         if lv.direct:  # an even window's far member either way round, by the sender's block
-            return [(lv.stride, lv.cw_steps, lv.cw_steps if lv.split_far else lv.ccw_steps)]
+            return [strides(lv.stride, lv.cw_steps,
+                            lv.cw_steps if lv.split_far else lv.ccw_steps)]
         late = lv.cw_steps - lv.ccw_steps if swept else 0
         return [
-            (lv.stride, 1, int(late <= t < late + lv.ccw_steps)) for t in range(lv.cw_steps)
+            strides(lv.stride, 1, int(late <= t < late + lv.ccw_steps))
+            for t in range(lv.cw_steps)
         ]
 
+    def up(below: list[Level]) -> list[Reach]:
+        return [s for lv in below for s in level(lv, gather=False)]
+
+    def down(below: list[Level]) -> list[Reach]:
+        return [s for lv in reversed(below) for s in level(lv)]
+
     if isinstance(algorithm, SynthReduceScatter):  # bottom-up, once
-        return [s for lv in found for s in level(lv)]
+        return up(found)
     if not isinstance(algorithm, SynthAllReduce):
-        return [s for lv in reversed(found) for s in level(lv)]
+        return down(found)
     if params["sweep"]:
         below, top = found[:-1], found[-1]
         centres = params["centres"]
         broadcast = []  # then each centre's sum one stride further a step, CCW while reached
         if centres < top.window and not top.direct:  # type: ignore[operator]
             cw, ccw = centre_reach(top.window, centres)  # type: ignore[arg-type]
-            broadcast = [(top.stride, 1, int(ccw.max() >= x)) for x in range(1, cw.max() + 1)]
-        return (
-            [s for lv in below for s in level(lv)]
-            + level(top, swept=True)
-            + broadcast
-            + [s for lv in reversed(below) for s in level(lv)]
-        )
-    return [s for lv in found for s in level(lv)] + [s for lv in reversed(found) for s in level(lv)]
+            broadcast = [strides(top.stride, 1, int(ccw.max() >= x))
+                         for x in range(1, cw.max() + 1)]
+        return up(below) + level(top, swept=True) + broadcast + down(below)
+    return up(found) + down(found)
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -654,3 +672,120 @@ def test_the_far_member_is_split_where_it_fits() -> None:
     assert [(lv.lightpaths, lv.split_far) for lv in narrow[:3]] == [
         (2, True), (1, False), (1, False)
     ]
+
+
+def tree_shapes(algorithm: Algorithm, ring: Ring) -> list[dict[str, object]]:
+    """The candidates with a tree level the family's search tries on `ring`."""
+    return [raw for raw in algorithm.shape_candidates(ring) if raw.get("tree")]
+
+
+def check_raw(algorithm: Algorithm, ring: Ring, raw: dict[str, object]) -> None:
+    keys = ("pieces", "direct", "sweep", "holders", "centres", "tree")
+    check(algorithm, ring, raw["radices"], *(raw.get(k) for k in keys))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("family", WINDOWED)
+@pytest.mark.parametrize(("wavelengths", "hop_limit"), [(4, None), (16, None), (8, 5)])
+@pytest.mark.parametrize("nodes", range(8, 65))
+def test_every_tree_shape_delivers_on_small_rings(
+    family: type, wavelengths: int, hop_limit: int | None, nodes: int
+) -> None:
+    """Every tree shape the search tries (a least tree of the lowest window, under at most
+    two levels, with the swept tops and centres of the all-reduce): the data-flow simulator
+    finds every item (chunk, complete sum) where it belongs, the stages are the schedule's,
+    and every slot's lightpaths are its tree edges' lengths, the way round they are pinned;
+    under a hop limit of 5 the trees take more slots than the hop-free ones."""
+    ring = Ring(nodes, 1, wavelengths)
+    algorithm = family(hop_limit=hop_limit)
+    for raw in tree_shapes(algorithm, ring):
+        check_raw(algorithm, ring, raw)
+
+
+@pytest.mark.parametrize(
+    ("family", "nodes", "radices", "tree", "pieces"),
+    [
+        (SynthAllReduce, 1024, (64, 16), 5, 4),  # the search's pick at w = 64, 64 MiB
+        (SynthReduceScatter, 1024, (64, 16), 5, 4),
+        (SynthAllGather, 1024, (64, 16), 4, 1),
+        (SynthAllReduce, 512, (64, 8), 6, 8),
+        (SynthAllReduce, 1000, (40, 25), 5, 2),
+        (SynthReduceScatter, 4096, (64, 64), 5, 1),
+        (SynthAllGather, 4096, (64, 64), 5, 1),
+    ],
+)
+def test_paper_scale_trees_deliver(
+    family: type, nodes: int, radices: tuple[int, ...], tree: int, pieces: int
+) -> None:
+    algorithm = family(hop_limit=80)
+    check(algorithm, Ring(nodes, 1, 64), radices, pieces, tree=tree)
+
+
+def test_the_searchs_swept_tree_delivers_at_4096() -> None:
+    """N = 4096, 64 MiB: the search's pick, a 5-slot tree under a top of 64 swept to 3
+    centres (docs/bench-achievable.md)."""
+    algorithm = SynthAllReduce(hop_limit=80)
+    check(algorithm, Ring(4096, 1, 64), (64, 64), 1, sweep=1, centres=3, tree=5)
+
+
+@pytest.mark.parametrize(("window", "hop_limit", "slots"), [(8, 8, 2), (16, 3, 3), (64, 80, 5),
+                                                            (64, 80, 3), (40, 80, 4)])
+@pytest.mark.parametrize("bundle", [1, 16, 64])
+def test_a_tree_level_is_a_least_tree_packed_into_the_channels(
+    window: int, hop_limit: int, slots: int, bundle: int
+) -> None:
+    """The tree's edges reach every position of the window once, in increasing slots, from
+    a position reached before, at Fact 3c's least hops F(g, S); each slot's lightpaths carry
+    its bundles within C one way, at the fewest pieces per lightpath that fit (one fewer
+    does not)."""
+    channels = 64
+    plan = tree_slots(window, hop_limit, slots, bundle, channels)
+    assert plan is not None and len(plan) == slots
+    reached, hops = {0}, 0
+    for slot in plan:
+        new = set()
+        for p, d in slot.edges:
+            assert p in reached and 1 <= abs(d) <= min(hop_limit, window // 2)
+            new.add((p + d) % window)
+            hops += abs(d)
+        assert not new & reached and len(new) == len(slot.edges)
+        reached |= new
+        counts = {d: sum(1 for _, e in slot.edges if e == d) for _, d in slot.edges}
+        assert dict(slot.shifts).keys() == counts.keys()
+
+        def load(pieces: int, cw: bool) -> int:
+            return sum(abs(d) * -(-c * bundle // pieces) for d, c in counts.items()  # noqa: B023
+                       if (d > 0) == cw)
+
+        assert max(load(slot.per_lightpath, True), load(slot.per_lightpath, False)) <= channels
+        if slot.per_lightpath > 1:
+            less = slot.per_lightpath - 1
+            assert max(load(less, True), load(less, False)) > channels
+        for d, x in slot.shifts:
+            assert x == -(-counts[d] * bundle // slot.per_lightpath)
+    assert reached == set(range(window))
+    assert hops == tree_hops(window, min(hop_limit, window)).upto(slots)[slots]
+
+
+@pytest.mark.parametrize(
+    ("given", "hop_limit", "message"),
+    [
+        ({"radices": (16, 4), "tree": 1}, 20, "tree = 1 is a direct level"),
+        ({"radices": (16, 4), "tree": 3, "direct": 1}, 20, "not both"),
+        ({"radices": (64,), "tree": 4, "sweep": 1}, 20, "no tree under it"),
+        ({"radices": (64,), "tree": 3}, 10, "cannot reach the window's position 32 away"),
+        ({"radices": (64,), "tree": 3}, 20, "more than the 8 channels"),
+    ],
+)
+def test_trees_that_cannot_be_built_are_refused(
+    given: dict[str, object], hop_limit: int, message: str
+) -> None:
+    ring = Ring(64, 1, 8)
+    with pytest.raises(AlgorithmRefusedError, match=message):
+        SynthAllReduce(hop_limit=hop_limit).resolve(ring, given)  # type: ignore[arg-type]
+
+
+def test_idle_residues_do_not_combine_with_a_tree() -> None:
+    ring = Ring(1024, 1, 64)
+    with pytest.raises(AlgorithmRefusedError, match="holders"):
+        SynthAllReduce(hop_limit=80).resolve(
+            ring, {"radices": (16, 5, 13), "tree": 4, "holders": 64})

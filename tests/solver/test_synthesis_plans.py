@@ -345,3 +345,37 @@ def test_the_exact_optimum_leaves_the_reduce_then_broadcast_class_where_that_is_
     assert slot_time_s(65536, HW) == pytest.approx(one_slot)
     within = achievable_bound("allreduce", ring, 65536, HW, reduce_then_broadcast=True)
     assert within.slots == 2 and within.bound_s >= 50e-6 > one_slot
+
+
+@pytest.mark.parametrize(
+    ("collective", "nodes", "radices", "tree", "pieces"),
+    [
+        ("allreduce", 1024, (64, 16), 5, 4),  # the search's pick at w = 64, 64 MiB
+        ("reducescatter", 1024, (64, 16), 4, 1),
+        ("allgather", 64, (64,), 5, 64),
+    ],
+)
+def test_tree_levels_certified_at_their_load_within_the_hop_limit(
+    collective: str, nodes: int, radices: tuple[int, ...], tree: int, pieces: int
+) -> None:
+    """A tree level's slots, routed under the loss budget's 80 hops: every distinct stage's
+    assignment passes the independent validator and colours at its load (at most the 64
+    channels, one step a stage), the longest lightpath is the tree's longest edge, and the
+    plan is optically feasible and above the achievable bound."""
+    ring = Ring(nodes, 1, 64)
+    algorithm = FAMILIES[collective](hop_limit=80)
+    params = algorithm.resolve(ring, {"radices": radices, "tree": tree, "pieces": pieces})
+    size = 64 * 2**20
+    plan = plan_algorithm(algorithm, ring, params, [size], HW, SolveOptions(max_hops=80))
+    assert plan.true_steps == len(plan.stages) == algorithm.stage_count(ring, params)
+    longest = 0
+    for stage in plan.stages:
+        if stage.solution_stage != stage.index:
+            continue
+        validate(stage.stage, stage.result.assignment)
+        assert stage.result.chi == stage.result.lower_bound == max(_link_loads(stage.stage))
+        longest = max(longest, stage.result.assignment.longest_hops(stage.stage))
+    found = levels(ring, radices, pieces, tree=tree, hop_limit=80)
+    assert longest == max(level.longest_hops for level in found) <= 80
+    assert evaluate_plan(plan, OpticalParameters()).feasible
+    assert plan.timings[0].time_s >= achievable_bound(collective, ring, size, HW, 80).bound_s
