@@ -8,7 +8,10 @@ with an OperationalError within the bound, which the API answers 503 `database_u
 
 from __future__ import annotations
 
+import fcntl
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -17,7 +20,7 @@ import psycopg
 from alembic import command
 from alembic.config import Config
 from psycopg.errors import _WaitTimeout
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Engine, create_engine, event, make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.settings import Settings, get_settings
@@ -121,13 +124,43 @@ def session_factory(url: str) -> sessionmaker[Session]:
     return sessionmaker(engine_for(url), expire_on_commit=False)
 
 
+# pg_advisory_xact_lock's key for migrations: any fixed bigint, the same in every process
+MIGRATION_LOCK_KEY = 0x72_77_61_6F_70_74  # "rwaopt"
+
+
 def migrate(url: str) -> None:
-    """Bring the database at `url` to the newest Alembic revision (idempotent)."""
+    """Bring the database at `url` to the newest Alembic revision (idempotent).
+
+    Processes that start together (the API and its workers in compose, pytest-xdist workers,
+    several `rwaopt` commands on one SQLite file) migrate one at a time: unserialized, every
+    one but the first failed with "table ... already exists" on a fresh database. PostgreSQL
+    takes a transaction-scoped advisory lock before Alembic reads the version table (its
+    DDL is transactional, so the next process finds head); a SQLite file is guarded by an
+    exclusive lock on a sidecar file (SQLite runs DDL outside its own transactions)."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    with engine_for(url).begin() as connection:
+    with _file_lock(url), engine_for(url).begin() as connection:
+        if connection.dialect.name == "postgresql":
+            lock = text("SELECT pg_advisory_xact_lock(:key)")
+            connection.execute(lock, {"key": MIGRATION_LOCK_KEY})
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
+
+
+@contextmanager
+def _file_lock(url: str) -> Iterator[None]:
+    """An exclusive lock on `<database>-migrate.lock` beside a SQLite file; nothing for
+    other databases or an in-memory SQLite (one process only)."""
+    parsed = make_url(url)
+    if not parsed.drivername.startswith("sqlite") or parsed.database in (None, "", ":memory:"):
+        yield
+        return
+    with open(f"{parsed.database}-migrate.lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def reachable(url: str) -> bool:

@@ -3,9 +3,16 @@ round-trip exactly, writes are whole."""
 
 from __future__ import annotations
 
+import multiprocessing
+from contextlib import AbstractContextManager, nullcontext
+from multiprocessing.synchronize import Barrier
+from pathlib import Path
+
 import numpy as np
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from sqlalchemy import inspect
 
 from app.api.routes.plans import SMALL
 from app.persistence.codec import decode, encode
@@ -19,6 +26,7 @@ from models.ring import Ring
 from models.stage import Stage
 from solver.outcome import Method, SolveOptions
 from solver.solve import solve_stage
+from tests.app.conftest import fresh_postgres
 
 
 def test_migrations_match_the_models(database_url: str) -> None:
@@ -27,6 +35,36 @@ def test_migrations_match_the_models(database_url: str) -> None:
     with engine_for(database_url).connect() as connection:
         diff = compare_metadata(MigrationContext.configure(connection), Base.metadata)
     assert diff == []
+
+
+def _migrate_at(url: str, barrier: Barrier) -> None:
+    barrier.wait(timeout=60)
+    migrate(url)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_processes_starting_together_migrate_a_fresh_database_one_at_a_time(
+    kind: str, tmp_path: Path
+) -> None:
+    """Six processes migrate one fresh database at the same instant (compose starts the API
+    and its workers together; xdist workers collect together). Unserialized, all but one
+    failed with "table ... already exists" (SQLite) or a unique violation on pg_type
+    (PostgreSQL); now every one succeeds and the schema is whole."""
+    fresh: AbstractContextManager[str] = (
+        nullcontext(f"sqlite:///{tmp_path / 'race.db'}") if kind == "sqlite" else fresh_postgres()
+    )
+    with fresh as url:
+        spawn = multiprocessing.get_context("spawn")
+        barrier = spawn.Barrier(6)
+        processes = [spawn.Process(target=_migrate_at, args=(url, barrier)) for _ in range(6)]
+        for process in processes:
+            process.start()
+        for process in processes:
+            process.join(timeout=120)
+        assert [process.exitcode for process in processes] == [0] * 6
+        with engine_for(url).connect() as connection:
+            assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+            assert set(Base.metadata.tables) <= set(inspect(connection).get_table_names())
 
 
 def test_solution_round_trip() -> None:
