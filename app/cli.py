@@ -10,7 +10,7 @@ import re
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 
@@ -85,8 +85,10 @@ def _fail(error: RwaoptError) -> NoReturn:
 
 
 def _run(work: Callable[[], T]) -> T:
-    """Run a command's work; every error (a bug too) ends as `error: ...` and its exit code."""
+    """Run a command's work; every error (a bug too) ends as `error: ...` and its exit code.
+    The settings are read first, so a bad RWAOPT_* variable is one line naming it."""
     try:
+        _settings()
         return work()
     except RwaoptError as error:
         _fail(error)
@@ -97,24 +99,31 @@ def _run(work: Callable[[], T]) -> T:
         _fail(internal(error))
 
 
-def _validated(model: type[M], data: object) -> M:
-    """The request model, or an InvalidInputError naming the flag at fault."""
+def _validated(model: type[M], data: object, flags: Mapping[str, str] | None = FLAGS) -> M:
+    """The request model, or an InvalidInputError naming the flag at fault (`flags`: where
+    each field comes from on the command line; None for a file's fields, named as written)."""
     from pydantic import ValidationError
 
-    from app.schemas.requests import readable_loc
+    from app.schemas.requests import error_text, readable_loc
 
     try:
         return model.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
         loc = readable_loc(first["loc"])
+        message = error_text(first)
         for cut in range(len(loc), 0, -1):
-            flag = FLAGS.get(".".join(loc[:cut]))
+            flag = (flags or {}).get(".".join(loc[:cut]))
             if flag is not None:
                 keyed = ("--optics", "--param", "--hardware")
                 key = loc[cut] if flag in keyed and cut < len(loc) else ""
-                raise InvalidInputError(f"{flag} {key}".strip() + f": {first['msg']}") from None
-        raise InvalidInputError(f"{'.'.join(loc) or 'options'}: {first['msg']}") from None
+                raise InvalidInputError(f"{flag} {key}".strip() + f": {message}") from None
+        if flags:  # a rule across fields names them as the request's JSON does: name the flags
+            for field, flag in flags.items():
+                leaf = field.rpartition(".")[2]
+                if "_" in leaf or leaf == "workloads":
+                    message = re.sub(rf"\b{leaf}\b", flag, message)
+        raise InvalidInputError(f"{'.'.join(loc) or 'options'}: {message}") from None
 
 
 @cli.command("algorithms")
@@ -155,7 +164,7 @@ def rwa_command(
     from pydantic import ValidationError
 
     from app.presentation.text import rwa_text
-    from app.schemas.requests import RwaInput, SolveSettings, readable_loc
+    from app.schemas.requests import RwaInput, SolveSettings, error_text, readable_loc
     from app.service import rwa
 
     def work() -> str:
@@ -168,7 +177,7 @@ def rwa_command(
         except ValidationError as error:
             first = error.errors()[0]
             where = ".".join(readable_loc(first["loc"])) or "file"
-            raise InvalidInputError(f"{input_path}: {where}: {first['msg']}") from None
+            raise InvalidInputError(f"{input_path}: {where}: {error_text(first)}") from None
         settings = _validated(
             SolveSettings,
             {
@@ -202,14 +211,26 @@ def _parse_params(raw: list[str]) -> dict[str, int | list[int]]:
     return params
 
 
-def _parse_pairs(raw: list[str], flag: str, example: str) -> dict[str, str]:
-    values: dict[str, str] = {}
+def _parse_pairs(raw: list[str], flag: str, example: str) -> dict[str, int | float | str]:
+    """`key=value` pairs as the request's JSON would hold them: a value written as a number
+    is one (16 an integer, 0.5 a float; the schema refuses a number in quotes), any other
+    value stays text (`snr_scale=linear`)."""
+    values: dict[str, int | float | str] = {}
     for item in raw:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise InvalidInputError(f"{flag} {item!r}: write key=value, e.g. {example}")
-        values[key] = value
+        values[key] = _number_or_text(value.strip())
     return values
+
+
+def _number_or_text(value: str) -> int | float | str:
+    for kind in (int, float):
+        try:
+            return kind(value)
+        except ValueError:
+            continue
+    return value
 
 
 def _parse_max_hops(raw: str | None) -> int | str | None:
@@ -321,6 +342,8 @@ def plan_command(
         if as_json and as_csv:
             raise InvalidInputError("choose one of --json and --csv")
         params = _parse_params(param)
+        if "all" in algorithm and len(algorithm) > 1:
+            raise InvalidInputError("--algorithm all already names every algorithm: give it alone")
         if params and (len(algorithm) != 1 or algorithm == ["all"]):
             raise InvalidInputError("--param needs exactly one --algorithm")
         if shape not in ("best", "paper"):
@@ -424,6 +447,11 @@ def reproduce_command(
         request = _validated(
             ReproductionRequest, {"targets": "all" if "all" in names else names, "quick": quick}
         )
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            reason = "it is a file" if out.is_file() else error.strerror
+            raise InvalidInputError(f"--out {out}: cannot make the directory ({reason})") from None
         done = reproduce(request, out)
         summary = ", ".join(f"{k} {v}" for k, v in sorted(done.verdicts.items()))
         return f"wrote {out}/report.md, report.html, findings.json ({summary})\n"
@@ -451,10 +479,12 @@ def sweep_command(
     from app.sweep_runner import follow_remote, run_local
 
     def work() -> tuple[str, bool]:
-        request = _validated(SweepRequest, _read_grid(grid))
+        request = _validated(SweepRequest, _read_grid(grid), flags=None)
         show = sys.stderr.isatty()
         if server is None:
-            return run_local(request, _settings(), show)
+            settings = _settings()
+            _database(settings)
+            return run_local(request, settings, show)
         return follow_remote(request, server, show)
 
     csv_text, complete = _run(work)
@@ -488,7 +518,9 @@ def _read_grid(path: Path) -> object:
 @cli.command("serve")
 def serve_command(
     host: Annotated[str | None, typer.Option(help="bind address (default RWAOPT_HOST)")] = None,
-    port: Annotated[int | None, typer.Option(help="port (default RWAOPT_PORT)")] = None,
+    port: Annotated[
+        int | None, typer.Option(min=1, max=65535, help="port (default RWAOPT_PORT)")
+    ] = None,
 ) -> None:
     """Run the HTTP service (uvicorn); the database is migrated at start-up. Refuses to listen
     beyond loopback without RWAOPT_API_KEYS. On SIGTERM it stops accepting, ends running
@@ -508,7 +540,7 @@ def serve_command(
     config = uvicorn.Config(
         "app.main:app",
         host=host or settings.host,
-        port=port or settings.port,
+        port=settings.port if port is None else port,
         timeout_graceful_shutdown=5,  # then open requests are cancelled and solves ended
         timeout_keep_alive=5,
     )
@@ -518,10 +550,6 @@ def serve_command(
 def _serving(host: str | None) -> Settings:
     """Checks before `serve` starts: settings valid, keys set beyond loopback, database
     reachable; each failure one line and an exit code."""
-    from sqlalchemy.engine import make_url
-
-    from app.errors import UnavailableError
-    from app.persistence.database import reachable
     from app.settings import LOOPBACK
 
     settings = _settings()
@@ -531,16 +559,29 @@ def _serving(host: str | None) -> Settings:
             f"refusing to listen on {bind} without API keys: set RWAOPT_API_KEYS (see README "
             "'Deploying'), or listen on 127.0.0.1"
         )
+    _database(settings)
+    return settings
+
+
+def _database(settings: Settings) -> None:
+    """The database at RWAOPT_DATABASE_URL answers, then is migrated; else UnavailableError
+    (one line, exit 3: a missing directory of a SQLite file too)."""
+    from sqlalchemy.engine import make_url
+
+    from app.errors import UnavailableError
+    from app.persistence.database import migrate, reachable
+
     if not reachable(settings.database_url):
         shown = make_url(settings.database_url).render_as_string(hide_password=True)
         raise UnavailableError(f"cannot reach the database at {shown} (RWAOPT_DATABASE_URL)")
-    return settings
+    migrate(settings.database_url)
 
 
 def _settings() -> Settings:
     """The process's settings; a bad RWAOPT_* variable is one InvalidInputError naming it."""
     from pydantic import ValidationError
 
+    from app.schemas.requests import error_text
     from app.settings import get_settings
 
     try:
@@ -548,7 +589,7 @@ def _settings() -> Settings:
     except ValidationError as error:
         first = error.errors()[0]
         name = "RWAOPT_" + "_".join(str(x) for x in first["loc"]).upper()
-        raise InvalidInputError(f"{name}: {first['msg']}") from None
+        raise InvalidInputError(f"{name}: {error_text(first)}") from None
 
 
 @cli.command("worker")
@@ -564,15 +605,27 @@ def worker_command(
 ) -> None:
     """Run an RQ worker for queued plans (RWAOPT_JOBS=rq; Redis at RWAOPT_REDIS_URL)."""
     from app.jobs.queue import run_worker, worker_alive
-    from app.persistence.database import migrate
 
     settings = _run(_settings)
     if check:
         _run(lambda: worker_alive(settings))
         typer.echo("ok")
         return
-    migrate(settings.database_url)
+    _run(lambda: _worker_ready(settings))
     run_worker(settings, burst=burst)
+
+
+def _worker_ready(settings: Settings) -> None:
+    """Redis and the database answer (the database then migrated); else one line, exit 3."""
+    from sqlalchemy.engine import make_url
+
+    from app.errors import UnavailableError
+    from app.jobs.queue import redis_reachable
+
+    if not redis_reachable(settings.redis_url):
+        shown = make_url(settings.redis_url).render_as_string(hide_password=True)
+        raise UnavailableError(f"cannot reach Redis at {shown} (RWAOPT_REDIS_URL)")
+    _database(settings)
 
 
 def main() -> None:

@@ -168,6 +168,25 @@ class Settings(BaseSettings):
     host: Annotated[str, Field(description="bind address of `rwaopt serve`")] = "127.0.0.1"
     port: Annotated[int, Field(ge=1, le=65535, description="port of `rwaopt serve`")] = 8000
 
+    @field_validator("database_url")
+    @classmethod
+    def _database(cls, raw: str) -> str:
+        """A SQLite or PostgreSQL URL (the two databases the migrations are tested on), with
+        the installed drivers (psycopg 3, not SQLAlchemy's default psycopg2)."""
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
+        try:
+            url = make_url(raw)
+            kind = (url.get_backend_name(), url.get_driver_name())
+        except ArgumentError:
+            kind = ("", "")
+        if kind not in (("sqlite", "pysqlite"), ("postgresql", "psycopg")):
+            raise ValueError(
+                "use sqlite:///path/to/file.db or postgresql+psycopg://user:password@host:5432/db"
+            )
+        return raw
+
     @field_validator("api_keys")
     @classmethod
     def _keys(cls, raw: str | None) -> str | None:

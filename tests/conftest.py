@@ -6,14 +6,24 @@ OpenAPI document through the app's lifespan (tests/app/test_schema_fuzz.py), whi
 tree, where two pytest-xdist workers collecting at once race to create the same tables
 ("table plans already exists": a fresh-clone CI run failed so). Each process (every xdist
 worker imports this file) gets a database of its own in a fresh temporary directory instead;
-tests that need a particular database set the variable themselves."""
+tests that need a particular database set the variable themselves. It is migrated once per
+process, as the app's start-up would, for the modules whose TestClient never starts the app
+(`TestClient(app)` outside a `with`): they passed in a full run only because another module's
+import had migrated it."""
 
 from __future__ import annotations
 
 import os
 import tempfile
 
-os.environ.setdefault(
-    "RWAOPT_DATABASE_URL",
-    f"sqlite:///{tempfile.mkdtemp(prefix='rwaopt-tests-')}/default.db",
-)
+import pytest
+
+DEFAULT_DATABASE = f"sqlite:///{tempfile.mkdtemp(prefix='rwaopt-tests-')}/default.db"
+os.environ.setdefault("RWAOPT_DATABASE_URL", DEFAULT_DATABASE)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _default_database() -> None:
+    from app.persistence.database import migrate
+
+    migrate(os.environ["RWAOPT_DATABASE_URL"])

@@ -16,7 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.errors import DatabaseUnavailableError, ErrorBody, error_body, http_status, internal
-from app.schemas.requests import readable_loc
+from app.schemas.requests import error_text, readable_loc
 from models.errors import RwaoptError
 
 log = logging.getLogger("rwaopt.api")
@@ -123,10 +123,10 @@ def install(app: FastAPI) -> None:
         where = ".".join(x for x in readable_loc(first["loc"]) if x != "body") or "body"
         body = ErrorBody(
             code="invalid_input",
-            message=f"{where}: {first['msg']}",
+            message=f"{where}: {error_text(first)}",
             detail={
                 "errors": [
-                    {"loc": list[JsonValue](readable_loc(e["loc"])), "msg": e["msg"]}
+                    {"loc": list[JsonValue](readable_loc(e["loc"])), "msg": error_text(e)}
                     for e in error.errors()
                 ]
             },

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import Annotated, Literal, get_args
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -81,6 +81,16 @@ def readable_loc(loc: Sequence[int | str]) -> list[str]:
     `literal['loss_budget']`, `int`): they name internals, not the field to fix."""
     internal = re.compile(r"^(int|str|float|bool|none|list|dict)$|[\[<(]")
     return [str(x) for x in loc if isinstance(x, int) or not internal.search(str(x))]
+
+
+def error_text(error: Mapping[str, Any]) -> str:
+    """A pydantic error's message for people: a validator's own ValueError text without
+    pydantic's "Value error, " in front (the text already says what to change)."""
+    message = str(error["msg"])
+    prefix = "Value error, "
+    if error.get("type") == "value_error" and message.startswith(prefix):
+        return message[len(prefix):]
+    return message
 
 
 Demand = Annotated[

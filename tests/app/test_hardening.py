@@ -136,6 +136,67 @@ def test_a_bad_database_url_at_start_is_one_line(monkeypatch: pytest.MonkeyPatch
     assert result.output.count("\n") == 1 and "secret" not in result.output
 
 
+@pytest.mark.parametrize(
+    ("env", "args", "code", "message"),
+    [
+        # a dialect SQLAlchemy has no plugin for: was a NoSuchModuleError traceback
+        ({"RWAOPT_DATABASE_URL": "foo://bar"}, ["sweep", "grid.yaml"], 2,
+         "error: RWAOPT_DATABASE_URL: use sqlite:///"),
+        # a SQLite file in a missing directory: was a FileNotFoundError traceback
+        ({"RWAOPT_DATABASE_URL": "sqlite:////nonexistent-rwaopt/x.db"}, ["sweep", "grid.yaml"],
+         3, "error: cannot reach the database at sqlite:////nonexistent-rwaopt/x.db"),
+        # a setting of the wrong type, read by `plan`: was a ValidationError traceback
+        ({"RWAOPT_SHAPE_SEARCH_BUDGET_S": "abc"},
+         ["plan", "--collective", "allgather", "--nodes", "4", "--wavelengths", "1",
+          "--message-bytes", "64"], 2, "error: RWAOPT_SHAPE_SEARCH_BUDGET_S: "),
+        # a worker whose Redis is down: was a ConnectionError traceback; no password shown
+        ({"RWAOPT_REDIS_URL": "redis://:secret@127.0.0.1:1/0"}, ["worker", "--burst"], 3,
+         "error: cannot reach Redis at redis://:***@127.0.0.1:1/0"),
+        # a file where the report's directory goes: was a FileExistsError traceback
+        ({}, ["reproduce", "tra", "--quick", "--out", "grid.yaml"], 2,
+         "error: --out grid.yaml: cannot make the directory (it is a file)"),
+    ],
+)
+def test_bad_settings_and_paths_are_one_line(
+    env: dict[str, str],
+    args: list[str],
+    code: int,
+    message: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from typer.testing import CliRunner
+
+    from app.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "grid.yaml").write_text(
+        "nodes: [4]\nwavelengths_per_fiber: [1]\ncollective: allgather\n"
+        "message_sizes_bytes: [64]\nalgorithms: [ring]\n"
+    )
+    monkeypatch.setenv("RWAOPT_DATABASE_URL", f"sqlite:///{tmp_path / 'ok.db'}")
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    get_settings.cache_clear()
+    try:
+        result = CliRunner().invoke(cli, args)
+    finally:
+        get_settings.cache_clear()
+    assert (result.exit_code, result.output.count("\n")) == (code, 1), result.output
+    assert result.output.startswith(message) and "secret" not in result.output
+
+
+@pytest.mark.parametrize("port", ["0", "65536"])
+def test_serve_refuses_a_port_out_of_range(port: str) -> None:
+    """--port 0 used to be taken for 'not given' (8000), 65536 to end in an OverflowError."""
+    from typer.testing import CliRunner
+
+    from app.cli import cli
+
+    result = CliRunner().invoke(cli, ["serve", "--port", port])
+    assert result.exit_code == 2 and "is not in the range 1<=x<=65535" in result.output
+
+
 # --- admission control and bounded inputs -----------------------------------------------------
 
 
