@@ -16,10 +16,10 @@ from models.algorithms.base import Algorithm, Params
 from models.algorithms.catalog import get_algorithm
 from models.optics import OpticalParameters
 from models.ring import Hardware, Ring
-from models.timing import slot_time_s
 from solver.feasibility import evaluate_plan
 from solver.outcome import SolveOptions
 from solver.plan import AlgorithmPlan, plan_algorithm, plan_time_s
+from solver.plan import claimed_time_s as plan_claimed_time_s
 from solver.shape_search import search_best_shape
 
 MESSAGE_BYTES = 4 * 2**20  # the time column of the step tables: 4 MiB per node
@@ -166,8 +166,10 @@ def true_time_s(summary: Summary, message_bytes: float) -> float:
 
 
 def claimed_time_s(summary: Summary, message_bytes: float) -> float | None:
-    """The closed form's steps x one slot of the message's pieces (SPEC section 3)."""
+    """The closed form's time (`solver.plan.claimed_time_s`) from a stored summary."""
     steps = summary["claimed_steps"]
     if steps is None:
         return None
-    return float(steps) * slot_time_s(message_bytes / summary["pieces_per_message"], Hardware())
+    stage_pieces = [int(pieces) for _, pieces in summary["slots"]]
+    pieces = int(summary["pieces_per_message"])
+    return plan_claimed_time_s(steps, stage_pieces, message_bytes, pieces, Hardware())

@@ -41,6 +41,22 @@ def test_plan_time_is_steps_times_slot() -> None:
     assert plan.timings[0].claimed_time_s == pytest.approx(plan.timings[0].time_s)
 
 
+def test_hring_claimed_time_costs_each_step_at_its_own_item() -> None:
+    """H-Ring at N = 256, g = 16: 2 x 15 intra-group steps of d/16 and 2 x 15 inter-group
+    steps of d/256 (WRHT Sec. III-D); its printed closed form 2(g^2 + N)/g + ceil(g/w) - 4
+    gives 61 steps at w = 16. The claimed time is those 61 steps at the mean of the two
+    slot times, not 61 slots of d/256 (6x under the true time before)."""
+    ring = Ring(256, 1, 16)
+    algorithm = next(a for a in CATALOG if a.collective == "allreduce" and a.name == "hring")
+    d = 64 * 2**20
+    plan = plan_algorithm(algorithm, ring, {"group": 16}, [d])
+    hw = Hardware()
+    intra, inter = slot_time_s(d / 16, hw), slot_time_s(d / 256, hw)
+    assert plan.true_steps == 60
+    assert plan.timings[0].time_s == pytest.approx(30 * intra + 30 * inter)
+    assert plan.timings[0].claimed_time_s == pytest.approx(61 * (intra + inter) / 2)
+
+
 def test_plan_rejects_bad_message_size() -> None:
     algorithm = CATALOG[0]
     with pytest.raises(InvalidInputError, match="message size"):
