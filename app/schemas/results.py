@@ -330,8 +330,10 @@ class AchievableResult(BaseModel):
     )
     exact_s: float | None = Field(
         default=None,
-        description="the exact optimum (catalog algorithm `optimal`, best number of pieces "
-        "it tried) when it was computed and proven; null otherwise",
+        description="the exact model's optimum (catalog algorithm `optimal`: equal pieces, "
+        "one per lightpath, the best of the 1 to 4 pieces per item it tried) when it was "
+        "computed and proven; null otherwise. Schedules outside that model (pieces bundled "
+        "on a lightpath, finer pieces: `synth`) can be faster",
     )
     exact_pieces: int | None = Field(default=None, description="its pieces per item")
     bound_without_optics_s: float = Field(

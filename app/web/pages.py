@@ -15,7 +15,7 @@ import mimetypes
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime
-from functools import lru_cache
+from functools import lru_cache, partial
 from importlib import resources
 from itertools import islice
 from typing import Annotated, Any, Literal
@@ -33,7 +33,7 @@ from app.api.errors import ErrorResponse
 from app.api.params import JobId
 from app.errors import ErrorBody, NotFoundError, error_body, http_status
 from app.persistence.store import PlanStore, ReproductionStore, SweepStore
-from app.presentation.text import REDUCE_THEN_BROADCAST_FAMILIES
+from app.presentation.text import REDUCE_THEN_BROADCAST_FAMILIES, exact_text
 from app.schemas.documents import ReproductionDocument
 from app.schemas.requests import HardwareSpec, OpticsSpec
 from app.schemas.results import CatalogEntry
@@ -41,7 +41,7 @@ from app.schemas.sweeps import RING_AXES
 from app.service import catalog
 from app.settings import get_settings
 from app.sweeps import result_rows
-from app.web.views import FILTERS, form_fields, row_verdict
+from app.web.views import FILTERS, form_fields, row_verdict, seconds_text
 from models.algorithms.base import Collective
 from models.errors import RwaoptError
 from solver.outcome import Method
@@ -71,6 +71,7 @@ def _environment() -> Environment:
     env.filters.update(FILTERS)
     env.filters["row_verdict"] = row_verdict
     env.globals["reduce_then_broadcast_families"] = REDUCE_THEN_BROADCAST_FAMILIES
+    env.globals["exact_text"] = partial(exact_text, seconds=seconds_text)
     return env
 
 

@@ -413,3 +413,23 @@ def test_the_shape_text_leaves_out_only_no_op_parameters(
     assert synth.parameters["holders"] == 4 and synth.parameters["centres"] == 6
     text = shape_text(synth.model_copy(update={"parameters": {**synth.parameters, **changed}}))
     assert all(s in text for s in shown) and not any(h in text for h in hidden)
+
+
+def test_the_exact_models_optimum_names_an_algorithm_that_beats_it() -> None:
+    """On 2 nodes with 6 channels the exact model (one piece per lightpath, at most 4 pieces
+    per item) cannot use every channel, and synth, which bundles pieces, is faster at 4 MiB:
+    the line says so instead of calling the model's optimum the optimum."""
+    args = ("plan", "--collective", "allgather", "--nodes", "2", "--wavelengths", "3",
+            "--fibers", "2", "--message-bytes", "4MiB")  # fmt: skip
+    code, out, _ = run(*args, "--json")
+    assert code == 0
+    result = json.loads(out)
+    exact = result["achievable"][0]["exact_s"]
+    synth = next(a for a in result["algorithms"] if a["algorithm"] == "synth")["time_s"]
+    assert synth < exact
+    code, out, _ = run(*args)
+    assert code == 0
+    (line,) = [x for x in out.splitlines() if "exact model's optimum" in x]
+    assert f"exact model's optimum {exact:.6g} s" in line
+    assert f"which synth beats at {synth:.6g} s" in line
+    assert "exact optimum" not in out
