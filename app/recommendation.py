@@ -115,8 +115,14 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
             f"{best.algorithm}: {best.true_steps} true steps, {t.time_s:.6g} s "
             f"({fraction}), optically feasible"
         )
-        if best is not by_name[best.algorithm].plan:
-            why += f" in its fastest feasible shape {parameters_text(best.params)}"
+        reported = by_name[best.algorithm]
+        if best is not reported.plan:
+            why += f" in its fastest feasible shape at this size, {parameters_text(best.params)}"
+            why += (
+                f" (the shape reported for it takes {reported.plan.timings[i].time_s:.6g} s here)"
+                if reported.optics.feasible
+                else " (the shape reported for it is optically infeasible)"
+            )
         why += _class_note(by_name[best.algorithm], best, i)
         if skipped:
             why += f"; faster but optically infeasible: {', '.join(skipped)}"

@@ -105,12 +105,14 @@ def result_rows(sweep: SweepRequest, points: Iterable[SweepPoint]) -> Iterator[S
                 why = plan.error.message
             yield base.model_copy(update={"error": why})
             continue
-        chosen = {r.message_bytes: r.algorithm for r in plan.result.recommendation}
+        chosen = {r.message_bytes: r for r in plan.result.recommendation}
         classes = {a.message_bytes: a.reduce_then_broadcast_s for a in plan.result.achievable}
         for algorithm in plan.result.algorithms:
             parameters = json.dumps(algorithm.parameters, separators=(",", ":"))
             claim = algorithm.claimed
             for timing in algorithm.timings:
+                advice = chosen.get(timing.message_bytes)
+                recommended = advice is not None and advice.algorithm == algorithm.algorithm
                 yield base.model_copy(
                     update={
                         "algorithm": algorithm.algorithm,
@@ -129,7 +131,11 @@ def result_rows(sweep: SweepRequest, points: Iterable[SweepPoint]) -> Iterator[S
                         "reduce_then_broadcast": algorithm.reduce_then_broadcast,
                         "reduce_then_broadcast_s": classes.get(timing.message_bytes),
                         "feasible": algorithm.feasibility.feasible,
-                        "recommended": chosen.get(timing.message_bytes) == algorithm.algorithm,
+                        "recommended": recommended,
+                        "recommended_parameters": None
+                        if not recommended or advice is None or advice.parameters is None
+                        else json.dumps(advice.parameters, separators=(",", ":")),
+                        "recommended_time_s": advice.time_s if recommended and advice else None,
                     }
                 )
 

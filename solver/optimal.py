@@ -84,10 +84,14 @@ class OptimalSchedule(Algorithm):
         if size <= SIZE_LIMIT:
             return None
         fits = [q for q in range(1, pieces) if self.size(ring, q) <= SIZE_LIMIT]
-        what = f"pieces <= {fits[-1]} fits" if fits else "no number of pieces fits this ring"
+        change = "a smaller ring or fewer wavelengths"
+        if fits:
+            what = f"pieces <= {fits[-1]} fits; use fewer pieces, {change}"
+        else:
+            what = f"even one piece per item is too many; use {change}"
         return (
             f"the exact model would have about {size} variables, beyond its limit of "
-            f"{SIZE_LIMIT} ({what}); use a smaller ring, fewer wavelengths or fewer pieces"
+            f"{SIZE_LIMIT} ({what})"
         )
 
     def too_large_for_all(self, ring: Ring) -> str | None:

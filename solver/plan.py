@@ -10,6 +10,7 @@ of the ring through a shared `solver.stage_cache.StageCache`.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -142,10 +143,11 @@ def claimed_time_s(
     at that mix, not all at d/N (which put its claimed time 6x under its true time at
     N = 256, w = 16, g = 4)."""
     piece = message_bytes / pieces_per_message
-    if not stage_pieces:
-        return float(claimed_steps) * slot_time_s(piece, hw)
-    mean = sum(slot_time_s(piece * pieces, hw) for pieces in stage_pieces) / len(stage_pieces)
-    return float(claimed_steps) * mean
+    counts = Counter(stage_pieces) or Counter([1])
+    if len(counts) == 1:  # one item size: exactly steps x its slot
+        return float(claimed_steps) * slot_time_s(piece * next(iter(counts)), hw)
+    total = sum(n * slot_time_s(piece * pieces, hw) for pieces, n in sorted(counts.items()))
+    return float(claimed_steps) * total / len(stage_pieces)
 
 
 def plan_algorithm(

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 
 from app.schemas.results import (
     AlgorithmResult,
+    BestByMessage,
     CatalogEntry,
     ElectricalResult,
     Feasibility,
@@ -130,6 +131,7 @@ def plan_text(result: PlanResult) -> str:
                 + f", {search.seconds:.1f} s, {how}"
             )
             out += _feasible_shape_lines(p)
+            out += _best_by_size_lines(result, p)
         counts = p.message_counts
         if counts is not None:
             out.append(
@@ -305,6 +307,10 @@ CSV_COLUMNS = (
     "fraction_of_achievable",
     "reduce_then_broadcast",  # all-reduce: the shape forms each sum at one node (else empty)
     "reduce_then_broadcast_s",  # all-reduce: the bound of that class at this size
+    "feasible",  # the row's shape is optically feasible
+    "recommended",  # the plan recommends this algorithm at this size (as the sweep CSV)
+    "recommended_parameters",  # on that row: the shape recommended (need not be the row's)
+    "recommended_time_s",  # on that row: its time
 )
 
 
@@ -314,8 +320,11 @@ def plan_csv(result: PlanResult) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     classes = {a.message_bytes: a.reduce_then_broadcast_s for a in result.achievable}
+    chosen = {r.message_bytes: r for r in result.recommendation}
     for p in result.algorithms:
         for t in p.timings:
+            advice = chosen.get(t.message_bytes)
+            pick = advice if advice is not None and advice.algorithm == p.algorithm else None
             writer.writerow(
                 [
                     p.algorithm,
@@ -337,6 +346,12 @@ def plan_csv(result: PlanResult) -> str:
                     t.fraction_of_achievable,
                     p.reduce_then_broadcast,
                     classes.get(t.message_bytes),
+                    p.feasibility.feasible,
+                    pick is not None,
+                    None
+                    if pick is None or pick.parameters is None
+                    else json.dumps(pick.parameters, separators=(",", ":")),
+                    None if pick is None else pick.time_s,
                 ]
             )
     return out.getvalue()
@@ -356,5 +371,40 @@ def _feasible_shape_lines(p: AlgorithmResult) -> list[str]:
     if best is not None and feasible.parameters == best.parameters:
         return []
     within = "" if feasible.hop_limit is None else f", within {feasible.hop_limit} hops"
-    shape = ", ".join(f"{k}={v}" for k, v in feasible.parameters.items())
+    shape = parameters_text(feasible.parameters)
     return [f"  fastest feasible {p.algorithm}: {shape}{within}: {feasible.true_steps} steps"]
+
+
+def faster_shape(p: AlgorithmResult, index: int) -> BestByMessage | None:
+    """The family's fastest shape at the `index`-th message size when it is not the row's
+    (the row is the first size's best): the CLI's line under the table, the page's cell."""
+    search = p.shapes.search
+    if search is None or index >= len(search.best_by_message):
+        return None
+    found = search.best_by_message[index]
+    return None if found.parameters == p.parameters else found
+
+
+def _best_by_size_lines(result: PlanResult, p: AlgorithmResult) -> list[str]:
+    """Where another shape of the family is fastest at a message size than the row's (the
+    row is the first size's best), that shape and its time: the recommendation may name it,
+    and the table's row alone would not show its time."""
+    search = p.shapes.search
+    if search is None:
+        return []
+    out = []
+    for i, found in enumerate(search.best_by_message):
+        if faster_shape(p, i) is None:
+            continue
+        bound = result.achievable[i].bound_s if i < len(result.achievable) else None
+        share = "" if bound is None else f" ({bound / found.time_s:.1%} of the achievable)"
+        feasible = search.best_feasible_by_message[i : i + 1]
+        infeasible = bool(feasible) and (
+            feasible[0] is None or feasible[0].parameters != found.parameters
+        )
+        out.append(
+            f"  at {size_text(found.message_bytes)} the fastest {p.algorithm} is "
+            f"{parameters_text(found.parameters)}: {found.true_steps} steps, "
+            f"{found.time_s:.6g} s{share}" + (", optically infeasible" if infeasible else "")
+        )
+    return out

@@ -33,7 +33,7 @@ from app.api.errors import ErrorResponse
 from app.api.params import JobId
 from app.errors import ErrorBody, NotFoundError, error_body, http_status
 from app.persistence.store import PlanStore, ReproductionStore, SweepStore
-from app.presentation.text import REDUCE_THEN_BROADCAST_FAMILIES, exact_text
+from app.presentation.text import REDUCE_THEN_BROADCAST_FAMILIES, exact_text, faster_shape
 from app.schemas.documents import ReproductionDocument
 from app.schemas.requests import HardwareSpec, OpticsSpec
 from app.schemas.results import CatalogEntry
@@ -72,6 +72,7 @@ def _environment() -> Environment:
     env.filters["row_verdict"] = row_verdict
     env.globals["reduce_then_broadcast_families"] = REDUCE_THEN_BROADCAST_FAMILIES
     env.globals["exact_text"] = partial(exact_text, seconds=seconds_text)
+    env.globals["faster_shape"] = faster_shape
     return env
 
 

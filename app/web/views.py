@@ -8,7 +8,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.presentation.text import fact_text, feasibility_verdict, shape_text, size_text
+from app.presentation.text import (
+    fact_text,
+    feasibility_verdict,
+    parameters_text,
+    shape_text,
+    size_text,
+)
 from app.schemas.results import AlgorithmResult
 from models.closed_forms import Unit
 
@@ -108,6 +114,7 @@ FILTERS = {
     "number": number_text,
     "size": bytes_text,
     "shape": shape_text,
+    "parameters": parameters_text,
     "claim": claim_text,
     "verdict": verdict,
     "feasibility": feasibility_verdict,

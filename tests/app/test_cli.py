@@ -190,7 +190,9 @@ def test_plan_golden(flag: tuple[str, ...], golden: str) -> None:
     = 3 at S = 4): Y = 8 m over 16 link-channels. At 4 KiB: 2 x 25 us + 2048 B / 5 GB/s +
     64 cycles = 50.4256 us (1.98x); at 1 MiB 50 + 104.8576 + 4.096 = 158.9536 us (S = 3:
     7 m, 170.33; S = 4: 6 m, 181.72), 1.19x, and ring, which is in the class, 3x it (RD
-    forms every sum at both partners: outside it)."""
+    forms every sum at both partners: outside it). Both are feasible; recommended: RD at
+    4 KiB (51.7024 < 151.2768 us), ring at 1 MiB (476.8608 < 485.8144 us), each in its
+    only shape ({}) at its row's time."""
     code, out, _ = run(*GOLDEN_ARGS, *flag)
     assert code == 0
     assert out == (GOLDEN / golden).read_text()
@@ -433,3 +435,35 @@ def test_the_exact_models_optimum_names_an_algorithm_that_beats_it() -> None:
     assert f"exact model's optimum {exact:.6g} s" in line
     assert f"which synth beats at {synth:.6g} s" in line
     assert "exact optimum" not in out
+
+
+def test_a_shape_fastest_at_another_size_is_shown_with_its_time() -> None:
+    """The row is the shape fastest at the first size; at 64 MiB another synth shape is
+    faster (and feasible), and the recommendation names it. The table used to show only the
+    row's time, and the advice called it 'its fastest feasible shape' as if the row were not
+    feasible: now a line gives that shape's time, and the advice the row's time beside it."""
+    args = ("plan", "--collective", "reducescatter", "--nodes", "16", "--wavelengths", "8",
+            "--message-bytes", "4KiB", "--message-bytes", "64MiB")  # fmt: skip
+    code, out, _ = run(*args, "--json")
+    assert code == 0
+    result = json.loads(out)
+    (synth,) = [a for a in result["algorithms"] if a["algorithm"] == "synth"]
+    best = synth["shapes"]["search"]["best_by_message"][1]
+    assert best["parameters"] != synth["parameters"] and synth["feasibility"]["feasible"]
+    advice = result["recommendation"][1]
+    assert (advice["algorithm"], advice["parameters"]) == ("synth", best["parameters"])
+    assert advice["time_s"] == best["time_s"] < synth["timings"][1]["time_s"]
+    code, text, _ = run(*args)
+    shape = ",".join(
+        f"{k}={'x'.join(map(str, v)) if isinstance(v, list) else v}"
+        for k, v in best["parameters"].items()
+    )
+    share = result["achievable"][1]["bound_s"] / best["time_s"]
+    assert (
+        f"  at 64 MiB the fastest synth is {shape}: {best['true_steps']} steps, "
+        f"{best['time_s']:.6g} s ({share:.1%} of the achievable)\n"
+    ) in text
+    assert (
+        f"in its fastest feasible shape at this size, {shape} (the shape reported for it "
+        f"takes {synth['timings'][1]['time_s']:.6g} s here)"
+    ) in text

@@ -23,7 +23,7 @@ from app.persistence.store import Reproduction, ReproductionStore
 from app.schemas.requests import ReproductionRequest
 from app.schemas.results import AlgorithmResult
 from app.settings import get_settings
-from app.web.views import verdict
+from app.web.views import seconds_text, verdict
 from tests.app.server import Server
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -117,6 +117,28 @@ def test_a_paper_shape_beyond_the_hop_limit_is_marked_on_the_page(client: TestCl
     page = client.get(f"/plans/{doc['id']}").text
     assert esc(shapes["paper_beyond_hop_limit"]) in page
     assert f'>{shapes["paper"]["true_steps"]}*</td>' in page
+
+
+def test_a_shape_fastest_at_another_size_shows_its_time_in_the_cell(client: TestClient) -> None:
+    """Synth's row is the shape fastest at 4 KiB; at 64 MiB another shape is faster and is
+    the one recommended: that cell shows the other shape and its time too, so the page's
+    'use synth (...)' matches a time in the table; the exact model's line names the
+    model."""
+    body = EIGHT | {
+        "ring": {"nodes": 16, "wavelengths_per_fiber": 8},
+        "collective": "reducescatter",
+        "algorithms": ["synth"],
+        "message_sizes_bytes": [4096, 64 * 2**20],
+    }
+    doc = client.post("/api/v1/plans", json=body).json()
+    (synth,) = doc["result"]["algorithms"]
+    best = synth["shapes"]["search"]["best_by_message"]
+    assert best[0]["parameters"] == synth["parameters"] != best[1]["parameters"]
+    assert doc["result"]["recommendation"][1]["time_s"] == best[1]["time_s"]
+    page = client.get(f"/plans/{doc['id']}").text
+    assert page.count('class="other-shape"') == 1
+    assert f"radices={best[1]['parameters']['radices'][0]},pieces=" in page
+    assert seconds_text(best[1]["time_s"]) in page
 
 
 def test_an_all_reduce_page_states_the_reduce_then_broadcast_bound(client: TestClient) -> None:
