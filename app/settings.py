@@ -145,8 +145,8 @@ class Settings(BaseSettings):
         str | None,
         Field(
             description="comma-separated API keys, each optionally suffixed ':read' (read-only); "
-            "when set, every /api/v1 call needs one in the X-API-Key header, and a caller sees "
-            "only the jobs its key made. Required to listen beyond loopback"
+            "when set, every /api/v1 call needs one in the X-API-Key header; a write key sees "
+            "only the jobs it made, a ':read' key every job. Required to listen beyond loopback"
         ),
     ] = None
     max_body_bytes: Annotated[

@@ -93,7 +93,8 @@ def run_local(request: SweepRequest, settings: Settings, show: bool) -> tuple[st
 
 def _current(store: SweepStore, sweep_id: str) -> SweepDocument:
     document = store.get(sweep_id)
-    assert document is not None  # stored by `start` above; sweeps are never deleted
+    # stored by `start` above; only DELETE through the API removes a sweep, not a local run
+    assert document is not None
     return document
 
 

@@ -2,9 +2,10 @@
 
 Keys are off when the variable is unset (the embedded default on loopback): every caller sees
 every job. When set, every /api/v1 call sends a key in the X-API-Key header: an unknown or
-missing key is 401, a read-only key (`:read`) writing is 403, and each caller sees only the
-jobs its key made (another key's job is 404, as if it did not exist). A job's owner is a digest
-of the key, so the database holds no key.
+missing key is 401 and a read-only key (`:read`) writing is 403. A key that may write sees only
+the jobs it made (another key's job is 404, as if it did not exist); a read-only key makes none
+and reads every job (plans, sweeps, reproductions: a dashboard's view of the deployment). A
+job's owner is a digest of the key, so the database holds no key.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ READS = ("GET", "HEAD", "OPTIONS")
 
 @dataclass(frozen=True)
 class Caller:
-    """`owner` is the key's digest (None: keys are off, everything is visible)."""
+    """`owner`: whose jobs the caller sees and makes, the digest of a key that may write; None
+    sees every job (keys off, or a read-only key, which is refused every write before a route
+    runs, so it never makes a job)."""
 
     owner: str | None
     can_write: bool
@@ -54,4 +57,6 @@ def caller(request: Request, key: Annotated[str | None, Security(HEADER)] = None
         raise UnauthorizedError("unknown API key; check the X-API-Key header")
     if request.method not in READS and not writable:
         raise ForbiddenError("this API key is read-only (':read'); use a key that may write")
-    return Caller(owner=key_id(key), can_write=writable)
+    if not writable:
+        return Caller(owner=None, can_write=False)  # reads only: every owner's jobs
+    return Caller(owner=key_id(key), can_write=True)

@@ -471,40 +471,88 @@ class SweepStore(JobStore[SweepTableRow]):
         """Cancel an unfinished sweep: its queued or running points become cancelled (finished
         points stay), except plans no sweep made (posted on their own) and plans another live
         sweep shares. Returns the cancelled plans (whose solves are to be stopped), or None
-        when there is no such sweep."""
+        when there is no such sweep. A finished sweep is left as it is."""
         with self._sessions.begin() as session:
-            sweep = session.get(SweepTableRow, sweep_id, with_for_update=True)
-            if sweep is None or (owner is not None and sweep.owner != owner):
+            sweep = self._locked(session, sweep_id, owner)
+            if sweep is None:
                 return None
             if self._progress(session, sweep)[1].finished:
                 return []
-            sweep.status = JobStatus.CANCELLED
+            return self._cancel(session, sweep)
+
+    def discard(self, sweep_id: str, owner: str | None = None) -> list[str] | None:
+        """DELETE of a sweep, in one transaction: an unfinished sweep is cancelled (as
+        `cancel`: it stays, `cancelled`, with its finished points); a finished one (done,
+        failed or cancelled) is deleted with its points and the plans sweeps made for it that
+        no other sweep uses (plans posted on their own and plans another sweep shares stay),
+        each with its solutions, as DELETE of a plan does. Returns the plans whose solves are
+        to be stopped (cancelled ones, or deleted ones still unfinished), or None when there
+        is no such sweep."""
+        with self._sessions.begin() as session:
+            sweep = self._locked(session, sweep_id, owner)
+            if sweep is None:
+                return None
+            if not self._progress(session, sweep)[1].finished:
+                return self._cancel(session, sweep)
             mine = select(SweepPointRow.plan_id).where(SweepPointRow.sweep_id == sweep_id)
-            shared = (
-                select(SweepPointRow.plan_id)
-                .join(SweepTableRow, SweepTableRow.id == SweepPointRow.sweep_id)
-                .where(
-                    SweepPointRow.sweep_id != sweep_id,
-                    SweepTableRow.status != JobStatus.CANCELLED,
-                    SweepPointRow.plan_id.is_not(None),
-                )
+            others = select(SweepPointRow.plan_id).where(
+                SweepPointRow.sweep_id != sweep_id, SweepPointRow.plan_id.is_not(None)
             )
-            ids = list(
-                session.scalars(
-                    select(PlanRow.id).where(
-                        PlanRow.id.in_(mine),
-                        PlanRow.origin.is_not(None),
-                        PlanRow.status.in_(UNFINISHED),
-                        PlanRow.id.not_in(shared),
-                    )
+            plans = session.execute(
+                select(PlanRow.id, PlanRow.status).where(
+                    PlanRow.id.in_(mine),
+                    PlanRow.origin.is_not(None),
+                    PlanRow.owner.is_not_distinct_from(sweep.owner),
+                    PlanRow.id.not_in(others),
                 )
-            )
+            ).all()
+            ids = [plan_id for plan_id, _ in plans]
+            session.execute(delete(SweepPointRow).where(SweepPointRow.sweep_id == sweep_id))
             if ids:
-                session.execute(
-                    update(PlanRow)
-                    .where(PlanRow.id.in_(ids))
-                    .values(status=JobStatus.CANCELLED, finished_at=datetime.now(UTC))
+                session.execute(delete(SolutionRow).where(SolutionRow.plan_id.in_(ids)))
+                session.execute(delete(PlanRow).where(PlanRow.id.in_(ids)))
+            session.execute(delete(SweepTableRow).where(SweepTableRow.id == sweep_id))
+        return [plan_id for plan_id, status in plans if status in UNFINISHED]
+
+    @staticmethod
+    def _locked(session: Session, sweep_id: str, owner: str | None) -> SweepTableRow | None:
+        """The sweep, locked for this transaction; with `owner`, only if that key made it."""
+        sweep = session.get(SweepTableRow, sweep_id, with_for_update=True)
+        if sweep is None or (owner is not None and sweep.owner != owner):
+            return None
+        return sweep
+
+    @staticmethod
+    def _cancel(session: Session, sweep: SweepTableRow) -> list[str]:
+        """Mark an unfinished sweep cancelled and cancel its points' plans (see `cancel`)."""
+        sweep_id = sweep.id
+        sweep.status = JobStatus.CANCELLED
+        mine = select(SweepPointRow.plan_id).where(SweepPointRow.sweep_id == sweep_id)
+        shared = (
+            select(SweepPointRow.plan_id)
+            .join(SweepTableRow, SweepTableRow.id == SweepPointRow.sweep_id)
+            .where(
+                SweepPointRow.sweep_id != sweep_id,
+                SweepTableRow.status != JobStatus.CANCELLED,
+                SweepPointRow.plan_id.is_not(None),
+            )
+        )
+        ids = list(
+            session.scalars(
+                select(PlanRow.id).where(
+                    PlanRow.id.in_(mine),
+                    PlanRow.origin.is_not(None),
+                    PlanRow.status.in_(UNFINISHED),
+                    PlanRow.id.not_in(shared),
                 )
+            )
+        )
+        if ids:
+            session.execute(
+                update(PlanRow)
+                .where(PlanRow.id.in_(ids))
+                .values(status=JobStatus.CANCELLED, finished_at=datetime.now(UTC))
+            )
         return ids
 
     def _document(self, session: Session, sweep: SweepTableRow) -> SweepDocument:

@@ -84,8 +84,8 @@ def test_api_keys_authenticate_authorise_and_separate_owners(
     )
     listed = client.get("/api/v1/plans", headers={"X-API-Key": WRITER}).json()
     assert [p["id"] for p in listed["items"]] == [plan_id]
-    # a read-only key of ... its own owner digest: it sees only what it made (nothing)
-    assert client.get("/api/v1/plans", headers={"X-API-Key": READER}).json()["total"] == 0
+    # a read-only key reads every key's jobs (a dashboard's): the writer's plan
+    assert client.get("/api/v1/plans", headers={"X-API-Key": READER}).json()["total"] == 1
     # health, readiness and the docs need no key
     assert client.get("/health").status_code == 200
     assert client.get("/openapi.json").status_code == 200
@@ -695,3 +695,110 @@ def test_sweep_points_are_reused_only_within_their_owner(
     assert all(row["error"] is None for row in again)
     # the same owner's second run does reuse its own
     assert all(row["cached"] for row in run(OTHER)["rows"])
+
+
+def test_a_read_key_reads_every_job_and_writes_nothing(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """User review: a `:read` key (a dashboard's) saw nothing, since it only saw jobs it made
+    and cannot make any. It now reads every key's plans, sweeps and reproductions (lists,
+    documents, results, plots, files, the planner's parts) on both databases, and is 403 on
+    every write; keys that may write stay isolated (404 across owners)."""
+    _set(monkeypatch, api_keys=f"{WRITER},{READER}:read,{OTHER}")
+    w, o, r = ({"X-API-Key": k} for k in (WRITER, OTHER, READER))
+
+    def wait(location: str, key: dict[str, str]) -> dict[str, Any]:
+        deadline = time.monotonic() + 120
+        while (doc := client.get(location, headers=key).json())["status"] in (
+            "queued",
+            "running",
+        ):
+            assert time.monotonic() < deadline, doc
+            time.sleep(0.1)
+        return doc
+
+    plan = client.post("/api/v1/plans", json=SMALL, headers=w).json()
+    theirs = client.post(
+        "/api/v1/plans", json={**SMALL, "message_sizes_bytes": [8192]}, headers=o
+    ).json()
+    grid = {"collective": "allgather", "algorithms": ["ring"], "nodes": [6, 8],
+            "wavelengths_per_fiber": 2, "message_sizes_bytes": [4096]}  # fmt: skip
+    posted = client.post("/api/v1/sweeps", json=grid, headers=w)
+    assert posted.status_code == 202
+    sweep = wait(posted.headers["Location"], w)
+    assert sweep["status"] == "done"
+    made = client.post(
+        "/api/v1/reproductions", json={"targets": ["tra"], "quick": True}, headers=w
+    )
+    assert made.status_code == 202
+    reproduction = wait(made.headers["Location"], w)
+    assert reproduction["status"] == "done", reproduction["error"]
+
+    # lists: the read key sees every owner's jobs
+    for kind in ("plans", "sweeps"):
+        mine = client.get(f"/api/v1/{kind}", params={"limit": 100}, headers=w).json()
+        other = client.get(f"/api/v1/{kind}", params={"limit": 100}, headers=o).json()
+        every = client.get(f"/api/v1/{kind}", params={"limit": 100}, headers=r).json()
+        assert every["total"] == mine["total"] + other["total"] > 0
+        assert {j["id"] for j in every["items"]} == (
+            {j["id"] for j in mine["items"]} | {j["id"] for j in other["items"]}
+        )
+    listed = {p["id"] for p in client.get("/api/v1/plans", params={"limit": 100},
+                                          headers=r).json()["items"]}  # fmt: skip
+    assert {plan["id"], theirs["id"]} <= listed
+    # documents, results, plots and files of either owner
+    for plan_id in (plan["id"], theirs["id"]):
+        assert client.get(f"/api/v1/plans/{plan_id}", headers=r).json()["status"] == "done"
+        table = client.get(f"/api/v1/plans/{plan_id}/assignment", headers=r)
+        assert table.status_code == 200 and table.text.startswith("algorithm,")
+        svg = client.get(f"/api/v1/plans/{plan_id}/plots/time-vs-message.svg", headers=r)
+        assert svg.status_code == 200 and b"<svg" in svg.content
+    base = f"/api/v1/sweeps/{sweep['id']}"
+    assert client.get(base, headers=r).json() == client.get(base, headers=w).json()
+    rows = client.get(f"{base}/results", params={"format": "json"}, headers=r)
+    assert rows.status_code == 200 and len(rows.json()) == 2
+    assert client.get(f"{base}/plots/steps-vs-nodes.svg", headers=r).status_code == 200
+    location = made.headers["Location"]
+    assert client.get(location, headers=r).json()["files"] == reproduction["files"]
+    report = client.get(f"{location}/files/report.md", headers=r)
+    assert report.status_code == 200 and report.text
+    # the planner's parts answer as the API does
+    for part in (f"/web/parts/plans/{plan['id']}", f"/web/parts/sweeps/{sweep['id']}",
+                 f"/web/parts/reproductions/{reproduction['id']}"):  # fmt: skip
+        assert client.get(part, headers=r).status_code == 200, part
+    recent = client.get("/web/parts/recent", headers=r).text
+    assert plan["id"] in recent and theirs["id"] in recent
+
+    # every write is 403, and nothing changed
+    refused = [
+        client.post("/api/v1/plans", json=SMALL, headers=r),
+        client.post("/api/v1/plans?wait=false", json=SMALL, headers=r),
+        client.post("/api/v1/sweeps", json=grid, headers=r),
+        client.post("/api/v1/reproductions", json={"targets": ["tra"]}, headers=r),
+        client.post("/api/v1/rwa", json={"nodes": 6, "demands": [[0, 3, 2]]}, headers=r),
+        client.delete(f"/api/v1/plans/{plan['id']}", headers=r),
+        client.delete(f"/api/v1/plans/{theirs['id']}", headers=r),
+        client.delete(base, headers=r),
+        client.delete(location, headers=r),
+    ]
+    assert [x.status_code for x in refused] == [403] * len(refused)
+    assert all(x.json()["code"] == "forbidden" for x in refused)
+    assert client.get(f"/api/v1/plans/{plan['id']}", headers=w).status_code == 200
+    assert client.get(f"/api/v1/plans/{theirs['id']}", headers=o).status_code == 200
+    assert client.get(base, headers=w).status_code == 200
+    assert client.get(location, headers=w).status_code == 200
+
+    # keys that may write are still isolated from each other
+    for path in (f"/api/v1/plans/{plan['id']}", base, location, f"{base}/results",
+                 f"/web/parts/plans/{plan['id']}"):  # fmt: skip
+        assert client.get(path, headers=o).status_code == 404, path
+    assert client.get(f"/api/v1/plans/{theirs['id']}", headers=w).status_code == 404
+    assert client.delete(f"/api/v1/plans/{plan['id']}", headers=o).status_code == 404
+    assert client.delete(base, headers=o).status_code == 404
+    assert client.delete(location, headers=o).status_code == 404
+    assert client.get(f"/api/v1/plans/{plan['id']}", headers=w).status_code == 200
+    other_sweeps = client.get("/api/v1/sweeps", headers=o).json()
+    assert sweep["id"] not in {s["id"] for s in other_sweeps["items"]}
+    # and the owner may still delete its own
+    assert client.delete(base, headers=w).status_code == 204
+    assert client.get(base, headers=r).status_code == 404

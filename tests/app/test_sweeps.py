@@ -5,6 +5,7 @@ test_sweeps_rq.py; the CLI's in test_cli_sweep.py."""
 from __future__ import annotations
 
 import itertools
+import json
 import time
 from typing import Any
 
@@ -242,6 +243,16 @@ def test_grid_runs_and_its_rows_match_single_plans(client: TestClient) -> None:
             assert row["reduce_then_broadcast_s"] == pytest.approx(
                 bound["reduce_then_broadcast_s"]
             )
+            (advice,) = [
+                r for r in alone["recommendation"] if r["message_bytes"] == timing["message_bytes"]
+            ]
+            if advice["algorithm"] == algorithm["algorithm"]:
+                assert row["recommended"]
+                assert json.loads(row["recommended_parameters"]) == advice["parameters"]
+                assert row["recommended_time_s"] == pytest.approx(advice["time_s"])
+            else:
+                assert not row["recommended"]
+                assert row["recommended_parameters"] is row["recommended_time_s"] is None
     # one recommended algorithm per point and size (where the recommendation is optical)
     for key, group in itertools.groupby(
         sorted(rows, key=lambda r: (r["point"], r["message_bytes"])),
@@ -447,3 +458,126 @@ def test_unreachable_queue_leaves_no_sweep_and_no_plan(
     from app.settings import get_settings
 
     assert run_plan_job(queued[0], get_settings().database_url) == "gone"  # queued, then removed
+
+
+# --- DELETE of a finished sweep (user review: 204 but nothing removed) ----------------------
+
+
+def _stored_plans(database_url: str, plan_ids: set[str]) -> tuple[int, int]:
+    """(plans, solutions) stored for these plan ids."""
+    from sqlalchemy import func, select
+
+    from app.persistence.database import session_factory
+    from app.persistence.tables import PlanRow, SolutionRow
+
+    with session_factory(database_url)() as session:
+        plans = session.scalar(
+            select(func.count()).select_from(PlanRow).where(PlanRow.id.in_(plan_ids))
+        )
+        solutions = session.scalar(
+            select(func.count()).select_from(SolutionRow).where(SolutionRow.plan_id.in_(plan_ids))
+        )
+    return int(plans or 0), int(solutions or 0)
+
+
+def test_deleting_a_finished_sweep_removes_it_and_the_plans_only_it_used(
+    client: TestClient, database_url: str
+) -> None:
+    """DELETE on a done sweep: 204, then 404 (document, results, plots, list, a second
+    DELETE), like a plan. The plans made for it go too, with their solutions; a plan posted
+    on its own (reused, cached) and one another sweep shares stay, and that sweep's results
+    are whole; deleting that sweep then removes the shared plan."""
+    size = [123457]  # a message size no other test of the module uses: nothing reused
+    own = client.post(
+        "/api/v1/plans",
+        json={
+            "ring": {"nodes": 6, "wavelengths_per_fiber": 3},
+            "collective": "allgather",
+            "algorithms": ["ring"],
+            "message_sizes_bytes": size,
+        },
+    ).json()
+    assert own["status"] == "done"
+    grid = {"collective": "allgather", "algorithms": ["ring"], "wavelengths_per_fiber": 3,
+            "message_sizes_bytes": size}  # fmt: skip
+
+    def run(nodes: list[int]) -> tuple[dict[str, Any], dict[int, str]]:
+        posted = client.post("/api/v1/sweeps", json={**grid, "nodes": nodes})
+        assert posted.status_code == 202, posted.text
+        doc = wait_finished(client, posted.json()["id"])
+        assert doc["status"] == "done", doc
+        rows = client.get(
+            f"/api/v1/sweeps/{doc['id']}/results", params={"format": "json"}
+        ).json()
+        return doc, {row["nodes"]: row["plan_id"] for row in rows}
+
+    first, first_plans = run([6, 10])
+    assert first_plans[6] == own["id"] and first["points"]["cached"] == 1
+    second, second_plans = run([10, 12])
+    assert second_plans[10] == first_plans[10]  # shared with the first sweep
+    made = {first_plans[10], second_plans[12]}
+    assert _stored_plans(database_url, made)[1] > 0  # solutions stored
+
+    base = f"/api/v1/sweeps/{first['id']}"
+    assert client.delete(base).status_code == 204
+    assert client.get(base).status_code == 404
+    assert client.get(f"{base}/results").status_code == 404
+    assert client.get(f"{base}/plots/steps-vs-nodes.svg").status_code == 404
+    listed = client.get("/api/v1/sweeps", params={"limit": 100}).json()["items"]
+    assert first["id"] not in {s["id"] for s in listed}
+    assert client.delete(base).status_code == 404
+    # the plan posted on its own and the plan the second sweep shares stay
+    assert client.get(f"/api/v1/plans/{own['id']}").json()["status"] == "done"
+    assert client.get(f"/api/v1/plans/{first_plans[10]}").json()["status"] == "done"
+    still = client.get(f"/api/v1/sweeps/{second['id']}").json()
+    assert still["status"] == "done" and still["points"]["done"] == 2
+    rows = client.get(
+        f"/api/v1/sweeps/{second['id']}/results", params={"format": "json"}
+    ).json()
+    assert all(row["status"] == "done" and row["error"] is None for row in rows)
+
+    # the last sweep using the shared plan goes: so does that plan, and its own plan
+    assert client.delete(f"/api/v1/sweeps/{second['id']}").status_code == 204
+    assert client.get(f"/api/v1/sweeps/{second['id']}").status_code == 404
+    for plan_id in made:
+        assert client.get(f"/api/v1/plans/{plan_id}").status_code == 404
+    assert _stored_plans(database_url, made) == (0, 0)
+    assert client.get(f"/api/v1/plans/{own['id']}").status_code == 200
+    from sqlalchemy import func, select
+
+    from app.persistence.database import session_factory
+    from app.persistence.tables import SweepPointRow
+
+    with session_factory(database_url)() as session:
+        left = session.scalar(
+            select(func.count())
+            .select_from(SweepPointRow)
+            .where(SweepPointRow.sweep_id.in_([first["id"], second["id"]]))
+        )
+    assert left == 0
+
+
+def test_deleting_a_running_sweep_cancels_it_and_a_second_delete_removes_it(
+    client: TestClient, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A queued sweep's DELETE keeps its behaviour (cancel: 204, still readable,
+    `cancelled`); the sweep is then finished, so a second DELETE removes it and its plans."""
+    from app.api.routes import sweeps as routes
+
+    held: list[str] = []
+    monkeypatch.setattr(routes, "submit", lambda plan_id: held.append(plan_id))
+    body = {**GRID, "collective": "alltoall", "wavelengths_per_fiber": 7}
+    doc = client.post("/api/v1/sweeps", json=body).json()
+    assert len(held) == 4 and doc["status"] == "queued"
+    base = f"/api/v1/sweeps/{doc['id']}"
+    assert client.delete(base).status_code == 204
+    cancelled = client.get(base)
+    assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
+    assert cancelled.json()["points"]["cancelled"] == 4
+    assert client.delete(base).status_code == 204
+    assert client.get(base).status_code == 404
+    assert all(client.get(f"/api/v1/plans/{p}").status_code == 404 for p in held)
+    assert _stored_plans(database_url, set(held)) == (0, 0)
+    from app.jobs.queue import run_plan_job
+
+    assert run_plan_job(held[0], database_url) == "gone"  # a released job does nothing

@@ -1,5 +1,5 @@
 """Sweeps: POST /api/v1/sweeps (a grid of plans, queued point by point), progress, results
-as CSV / NDJSON / JSON, plots, paging, and DELETE to cancel."""
+as CSV / NDJSON / JSON, plots, paging, and DELETE to cancel (or delete once finished)."""
 
 from __future__ import annotations
 
@@ -119,8 +119,11 @@ def get_sweep(sweep_id: JobId, store: Store, who: Who) -> SweepDocument:
 
 @router.delete("/{sweep_id}", status_code=204, responses=responses(404, 422))
 def cancel_sweep(sweep_id: JobId, store: Store, who: Who) -> Response:
-    """Cancel: queued points are dropped, running solves stop, finished points stay."""
-    stopped = store.cancel(sweep_id, who.owner)
+    """Cancel a queued or running sweep: queued points are dropped, running solves stop,
+    finished points stay and the sweep stays readable (`cancelled`). Delete a finished one
+    (done, failed or cancelled): it is then 404, and so are the plans made for it that no
+    other sweep uses (plans posted on their own, or another sweep's, stay)."""
+    stopped = store.discard(sweep_id, who.owner)
     if stopped is None:
         raise NotFoundError(f"no sweep {sweep_id!r}")
     stop(stopped)
