@@ -81,7 +81,11 @@ class PlanSpec:
         the schedules that form each complete sum at one node and copy it from there."""
         if reduce_then_broadcast and self.collective != Collective.ALLREDUCE:
             return ()
-        hops = self.limits.hop_limit if optics_limited else self.options.max_hops
+        # optics under which not even a one-hop lightpath is reliable admit no schedule at
+        # all: a bound for them is vacuous, so plans give the one without the optics' limit
+        # (which the infeasible algorithms are measured against anyway)
+        reach = optics_limited and self.limits.hop_limit is not None and self.limits.hop_limit >= 1
+        hops = self.limits.hop_limit if reach else self.options.max_hops
         return tuple(
             achievable_bound(
                 self.collective.value,

@@ -89,3 +89,18 @@ def test_the_lock_pins_every_runtime_dependency_within_pyproject() -> None:
         )
     assert "pytest" not in LOCK and "mypy" not in LOCK  # runtime only
     assert "requirements.lock" in DOCKERFILE and "--no-deps ." in DOCKERFILE
+
+
+def test_every_setting_is_in_the_readme_table() -> None:
+    """Each RWAOPT_* variable the settings read has a row in the README's settings table
+    (RWAOPT_MAX_SOLVE_S was quoted in an error message but not documented)."""
+    from app.settings import Settings
+
+    readme = (ROOT / "README.md").read_text()
+    rows = {
+        name
+        for line in readme.splitlines()
+        if line.startswith("| `RWAOPT_")
+        for name in re.findall(r"`(RWAOPT_\w+)`", line.split("|")[1])
+    }
+    assert {f"RWAOPT_{name.upper()}" for name in Settings.model_fields} <= rows

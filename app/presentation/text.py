@@ -224,9 +224,20 @@ def exact_text(
     return text
 
 
+def no_reach_text(result: PlanResult) -> str | None:
+    """When the optics make not even a one-hop lightpath reliable, what the achievable is:
+    no schedule is feasible, and the bound given is the one without the optics' limit."""
+    if not result.algorithms or result.algorithms[0].feasibility.budget.max_lightpath_hops >= 1:
+        return None
+    return (
+        "with these optics not even a one-hop lightpath is reliable, so no schedule is "
+        "optically feasible: the bounds below are those without the optics' limit"
+    )
+
+
 def _achievable_lines(result: PlanResult) -> list[str]:
     """The bound on every schedule per size, its terms, and the exact optimum if computed."""
-    out = []
+    out = [] if (note := no_reach_text(result)) is None else [note]
     for index, a in enumerate(result.achievable):
         terms = ", ".join(f"{name} {seconds:.6g}" for name, seconds in a.terms.items())
         line = (

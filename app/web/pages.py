@@ -33,7 +33,12 @@ from app.api.errors import ErrorResponse
 from app.api.params import JobId
 from app.errors import ErrorBody, NotFoundError, error_body, http_status
 from app.persistence.store import PlanStore, ReproductionStore, SweepStore
-from app.presentation.text import REDUCE_THEN_BROADCAST_FAMILIES, exact_text, faster_shape
+from app.presentation.text import (
+    REDUCE_THEN_BROADCAST_FAMILIES,
+    exact_text,
+    faster_shape,
+    no_reach_text,
+)
 from app.schemas.documents import ReproductionDocument
 from app.schemas.requests import HardwareSpec, OpticsSpec
 from app.schemas.results import CatalogEntry
@@ -73,6 +78,7 @@ def _environment() -> Environment:
     env.globals["reduce_then_broadcast_families"] = REDUCE_THEN_BROADCAST_FAMILIES
     env.globals["exact_text"] = partial(exact_text, seconds=seconds_text)
     env.globals["faster_shape"] = faster_shape
+    env.globals["no_reach_text"] = no_reach_text
     return env
 
 

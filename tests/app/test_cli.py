@@ -467,3 +467,23 @@ def test_a_shape_fastest_at_another_size_is_shown_with_its_time() -> None:
         f"in its fastest feasible shape at this size, {shape} (the shape reported for it "
         f"takes {synth['timings'][1]['time_s']:.6g} s here)"
     ) in text
+
+
+def test_optics_without_a_reliable_lightpath_give_the_bound_without_them() -> None:
+    """At -10 dBm not even a one-hop lightpath is reliable, so no schedule is feasible: the
+    achievable is the bound without the optics' limit (the plan gave one for 1-hop
+    lightpaths, 400 us at 4 MiB, beside algorithms of 75 us), and the text says why."""
+    args = ("plan", "--collective", "allreduce", "--nodes", "32", "--wavelengths", "8",
+            "--message-bytes", "1KiB", "--message-bytes", "4MiB",
+            "--optics", "laser_power_dbm=-10")  # fmt: skip
+    code, out, _ = run(*args, "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert result["algorithms"][0]["feasibility"]["budget"]["max_lightpath_hops"] == 0
+    assert not any(a["feasibility"]["feasible"] for a in result["algorithms"])
+    for i, bound in enumerate(result["achievable"]):
+        assert bound["bound_s"] == bound["bound_without_optics_s"]
+        assert bound["hop_limit"] == 31
+        assert all(a["timings"][i]["time_s"] >= bound["bound_s"] for a in result["algorithms"])
+    code, text, _ = run(*args)
+    assert "not even a one-hop lightpath is reliable, so no schedule is optically feasible" in text
