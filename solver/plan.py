@@ -190,7 +190,7 @@ def plan_algorithm(
                 and not cache.has(ring, stage, options)
             ):
                 raise DeadlineReached(f"{algorithm.name}: stopped before stage {index}")
-            solved[key] = (index, cache.solve(ring, stage, options))
+            solved[key] = (index, cache.solve(ring, stage, options, deadline))
         first, result = solved[key]
         stages.append(
             StagePlan(

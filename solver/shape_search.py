@@ -633,7 +633,7 @@ class _Search:
             if self.out_of_time():
                 break
             try:
-                result = self.cache.solve(self.ring, stages[j], self.options)
+                result = self.cache.solve(self.ring, stages[j], self.options, self.deadline)
             except LimitExceededError:
                 return candidate
             slots[j] = (max(slots[j][0], -(-result.lower_bound // channels)), slots[j][1])

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
@@ -42,6 +43,7 @@ IntArray = npt.NDArray[np.int64]
 
 CANONICAL_LIMIT = 1_000_000  # demands; larger stages are keyed as given
 DEFAULT_RUN_LIMIT = 8_000_000  # assignment runs kept by a cache (about 256 MB)
+MIN_SOLVE_S = 0.5  # the least time a solve past its deadline still gets (bound, heuristic)
 
 _FLIP = np.array([Direction.CCW, Direction.CW, ANY_DIRECTION], dtype=np.int64)
 
@@ -186,8 +188,13 @@ class StageCache:
         with self.lock:
             return key in self.results
 
-    def solve(self, ring: Ring, stage: Stage, options: SolveOptions) -> RwaResult:
-        """The stage's result, from the cache when an equivalent stage was solved."""
+    def solve(
+        self, ring: Ring, stage: Stage, options: SolveOptions, deadline: float | None = None
+    ) -> RwaResult:
+        """The stage's result, from the cache when an equivalent stage was solved. A solve
+        that `deadline` (time.monotonic; the shape search's budget) leaves less than
+        `options.time_limit_s` gets only the time left (at least `MIN_SOLVE_S`) and is kept
+        only if proven: a later caller with the whole time limit may do better."""
         form = canonical(stage)
         key = self.key(form.stage, ring, options)
         with self.lock:
@@ -196,11 +203,17 @@ class StageCache:
                 self.hits += 1
                 self.results.move_to_end(key)
         if found is None:
-            found = solve_stage(ring, form.stage, options)
-            if found.chi > found.lower_bound and not form.identity:
+            given = options
+            if deadline is not None:
+                left = max(MIN_SOLVE_S, deadline - time.monotonic())
+                if left < options.time_limit_s:
+                    given = replace(options, time_limit_s=left)
+            found = solve_stage(ring, form.stage, given)
+            if found.chi > found.lower_bound and not form.identity and given is options:
                 found = self._also_as_given(found, form, stage, ring, options)
-            with self.lock:
-                self._store(key, found)
+            if given is options or found.chi == found.lower_bound:
+                with self.lock:
+                    self._store(key, found)
         return self._for_caller(found, form, stage, ring)
 
     @staticmethod

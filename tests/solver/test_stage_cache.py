@@ -122,3 +122,39 @@ def test_an_unproven_canonical_result_is_tried_under_the_callers_labels(
     alone = real(ring, stage, SolveOptions())
     assert (got.chi, got.lower_bound, got.status) == (alone.chi, alone.lower_bound, Status.OPTIMAL)
     assert validate(stage, got.assignment).colours_used == got.chi
+
+
+@pytest.mark.parametrize("proven", [True, False])
+def test_a_solve_past_its_deadline_gets_the_least_time_and_is_kept_only_if_proven(
+    proven: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shape search passes its budget's deadline: a stage solved after it gets
+    MIN_SOLVE_S, not the request's time limit per stage (a 5 s search took 20 s, each
+    CP-SAT solve using its whole 10 s), is not solved again under the caller's labels, and
+    is cached only when proven (a caller with the whole time limit might do better)."""
+    import time
+
+    import solver.stage_cache as module
+    from solver.outcome import Status
+
+    stage = moved(Stage.from_demands(8, [0, 1, 2, 5], [3, 4, 6, 1], [2, 1, 3, 1]), 3, True)
+    ring = Ring(8, 1, 4)
+    real = module.solve_stage
+    limits: list[float] = []
+
+    def recorded(r: Ring, s: Stage, o: SolveOptions) -> object:
+        limits.append(o.time_limit_s)
+        result = real(r, s, o)
+        if proven:
+            return result
+        return replace(result, lower_bound=result.chi - 1, status=Status.FEASIBLE)
+
+    monkeypatch.setattr(module, "solve_stage", recorded)
+    cache = StageCache()
+    options = SolveOptions(time_limit_s=10.0)
+    got = cache.solve(ring, stage, options, deadline=time.monotonic() - 1.0)
+    assert limits == [module.MIN_SOLVE_S]  # once: not again under the caller's labels
+    assert validate(stage, got.assignment).colours_used == got.chi
+    assert cache.has(ring, stage, options) == proven
+    cache.solve(ring, stage, options)  # no deadline: the whole time limit
+    assert limits[1:] == ([] if proven else [10.0, 10.0])  # canonical, then as given
