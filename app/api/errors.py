@@ -118,8 +118,9 @@ def install(app: FastAPI) -> None:
         return JSONResponse(body.model_dump(), status_code=error.status_code, headers=headers)
 
     @app.exception_handler(RequestValidationError)
-    async def validation_error(_: Request, error: RequestValidationError) -> JSONResponse:
-        first = error.errors()[0] if error.errors() else {"loc": (), "msg": "invalid request"}
+    async def validation_error(request: Request, error: RequestValidationError) -> JSONResponse:
+        errors = [_body_error(request, error, e) for e in error.errors()]
+        first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
         where = ".".join(x for x in readable_loc(first["loc"]) if x != "body") or "body"
         body = ErrorBody(
             code="invalid_input",
@@ -127,8 +128,51 @@ def install(app: FastAPI) -> None:
             detail={
                 "errors": [
                     {"loc": list[JsonValue](readable_loc(e["loc"])), "msg": error_text(e)}
-                    for e in error.errors()
+                    for e in errors
                 ]
             },
         )
         return ErrorResponse(body.model_dump(), status_code=422)
+
+
+# pydantic's error types for "not an object" where a model (the request body) is meant
+NOT_AN_OBJECT = {"model_attributes_type", "model_type", "dict_type"}
+
+
+def _body_error(
+    request: Request, error: RequestValidationError, item: dict[str, Any]
+) -> dict[str, Any]:
+    """A validation error about the request body as a whole, said in HTTP's terms: a body
+    that is not JSON (FastAPI: "JSON decode error" at a character offset) says so and where,
+    by line and column; a body sent without `Content-Type: application/json` (plain
+    `curl -d`), which FastAPI hands on as bytes, says to send that header; a missing body
+    says a JSON object is needed. Any other error is as pydantic gives it."""
+    loc = tuple(item.get("loc", ()))
+    if item.get("type") == "json_invalid" and loc[:1] == ("body",):
+        reason = str((item.get("ctx") or {}).get("error", "")) or "it does not parse"
+        position = loc[1] if len(loc) > 1 and isinstance(loc[1], int) else None
+        text = error.body if isinstance(error.body, str) else None
+        if position is not None and text is not None:
+            line = text.count("\n", 0, position) + 1
+            column = position - text.rfind("\n", 0, position)
+            reason += f" at line {line} column {column}"
+        return {
+            "type": "json_invalid",
+            "loc": ("body",),
+            "msg": f"not valid JSON: {reason}",
+        }
+    if loc != ("body",):
+        return item
+    if item.get("type") in NOT_AN_OBJECT and isinstance(item.get("input"), bytes):
+        # FastAPI parses a body as JSON only under a JSON content type; else it passes bytes
+        content_type = request.headers.get("content-type", "")
+        sent = f"with Content-Type {content_type[:80]!r}" if content_type else "without one"
+        return {
+            "type": "content_type",
+            "loc": loc,
+            "msg": "send it as JSON, with the header Content-Type: application/json "
+            f"(it came {sent})",
+        }
+    if item.get("type") in NOT_AN_OBJECT | {"missing"}:
+        return {"type": item["type"], "loc": loc, "msg": "a JSON object is needed as the body"}
+    return item

@@ -19,7 +19,10 @@ def _plain_integer(value: Any) -> Any:
     return value
 
 
-QueryInt = Annotated[int, BeforeValidator(_plain_integer)]
+PlainInteger = BeforeValidator(_plain_integer)
+"""Placed after a parameter's `Query(ge=.., le=..)`, so the limits stay in the number's own
+schema (`minimum` / `maximum` in the OpenAPI document); before them, pydantic checks the
+limits in a step of their own and writes its `ge` / `le` there, which no client reads."""
 
 
 # A job id as the stores make them (UUIDs); anything else (a NUL byte, a 10 kB string) is a
@@ -42,5 +45,5 @@ FilePath = Annotated[
 
 
 # Paging of every job list (plans, sweeps), newest first.
-Offset = Annotated[QueryInt, Query(ge=0, le=10**9, description="entries to skip")]
-Limit = Annotated[QueryInt, Query(ge=1, le=200, description="entries per page")]
+Offset = Annotated[int, Query(ge=0, le=10**9, description="entries to skip"), PlainInteger]
+Limit = Annotated[int, Query(ge=1, le=200, description="entries per page"), PlainInteger]

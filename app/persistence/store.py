@@ -28,7 +28,7 @@ from app.persistence.tables import (
     SweepTableRow,
 )
 from app.schemas.documents import JobStatus, PlanDocument, ReproductionDocument
-from app.schemas.requests import PlanRequest, ReproductionRequest
+from app.schemas.requests import STORED, PlanRequest, ReproductionRequest
 from app.schemas.results import FindingResult, PlanResult
 from app.schemas.sweeps import SweepDocument, SweepPoints, SweepRequest
 
@@ -273,7 +273,7 @@ class PlanStore(JobStore[PlanRow]):
 
 def _document(row: PlanRow) -> PlanDocument:
     """A stored plan, read back through its schema (stored JSON crossed a boundary)."""
-    return PlanDocument.model_validate(row, from_attributes=True)
+    return PlanDocument.model_validate(row, from_attributes=True, context=STORED)
 
 
 def _rowcount(result: Result[Any]) -> int:
@@ -351,7 +351,7 @@ class ReproductionStore(JobStore[ReproductionRow]):
 
     @staticmethod
     def _document(session: Session, row: ReproductionRow) -> ReproductionDocument:
-        document = ReproductionDocument.model_validate(row, from_attributes=True)
+        document = ReproductionDocument.model_validate(row, from_attributes=True, context=STORED)
         document.files = list(
             session.scalars(
                 select(ReproductionFileRow.path)
@@ -557,15 +557,18 @@ class SweepStore(JobStore[SweepTableRow]):
 
     def _document(self, session: Session, sweep: SweepTableRow) -> SweepDocument:
         points, status, seconds, eta = self._progress(session, sweep)
-        return SweepDocument(
-            id=sweep.id,
-            status=status,
-            created_at=sweep.created_at,
-            seconds=seconds,
-            error=None if sweep.error is None else ErrorBody.model_validate(sweep.error),
-            request=SweepRequest.model_validate(sweep.request),
-            points=points,
-            eta_s=eta,
+        return SweepDocument.model_validate(
+            {
+                "id": sweep.id,
+                "status": status,
+                "created_at": sweep.created_at,
+                "seconds": seconds,
+                "error": sweep.error,
+                "request": sweep.request,
+                "points": points,
+                "eta_s": eta,
+            },
+            context=STORED,
         )
 
     @staticmethod

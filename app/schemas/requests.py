@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, get_args
+from enum import Enum
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
     Tag,
+    ValidationInfo,
     WithJsonSchema,
     field_validator,
     model_validator,
@@ -37,16 +42,27 @@ MAX_PER_NODE = 1 << 20  # lightpaths a node may send or receive per slot
 
 def _no_bool(value: object) -> object:
     """JSON `true` is not the integer 1, nor "4096" the number 4096: refuse both where a
-    number is meant (pydantic's lax mode would accept them)."""
+    number is meant (pydantic's lax mode would accept them). NaN and infinity (JSON `NaN`,
+    `Infinity`, `1e999`) are no number to plan with either: said so before any range check
+    ("should be less than or equal to 600" would not say what is wrong)."""
     if isinstance(value, bool):
         raise ValueError("a number is needed here, not true/false")
     if isinstance(value, str):
         raise ValueError(f"a number is needed here, not the string {value[:40]!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"a finite number is needed here, not {value}")
     return value
 
 
-Int = Annotated[int, BeforeValidator(_no_bool)]
-Float = Annotated[float, BeforeValidator(_no_bool)]  # a JSON number: not true, not "4.5"
+_N = TypeVar("_N")
+_V = TypeVar("_V")
+# A JSON number: not true, not "4.5", not NaN. Limits go inside, applied before the check:
+# `Number[Annotated[int, Field(ge=1)]]`, or `x: Int = Field(ge=1)` (a field's own Field goes
+# first). `Annotated[Int, Field(ge=1)]` applies them after a function, and pydantic then
+# writes them into the JSON schema as `ge` / `le`, not JSON Schema's minimum / maximum.
+Number = Annotated[_N, BeforeValidator(_no_bool)]
+Int = Number[int]
+Float = Number[float]
 Bool = Annotated[bool, Field(strict=True)]  # JSON true/false: not 0, 0.0 or "yes"
 
 
@@ -83,14 +99,68 @@ def readable_loc(loc: Sequence[int | str]) -> list[str]:
     return [str(x) for x in loc if isinstance(x, int) or not internal.search(str(x))]
 
 
+# How pydantic writes an enum member it expected (a Literal of members, e.g. AskedShape):
+# `<ShapeMode.PAPER: 'paper'>`, where a client sends and reads 'paper'.
+_ENUM_REPR = re.compile(r"<[A-Za-z_]\w*\.[A-Za-z_]\w*: ('[^']*'|\"[^\"]*\"|-?[0-9.]+)>")
+
+
 def error_text(error: Mapping[str, Any]) -> str:
     """A pydantic error's message for people: a validator's own ValueError text without
-    pydantic's "Value error, " in front (the text already says what to change)."""
+    pydantic's "Value error, " in front (the text already says what to change), and enum
+    members as the values a client writes ('paper', not <ShapeMode.PAPER: 'paper'>)."""
     message = str(error["msg"])
     prefix = "Value error, "
     if error.get("type") == "value_error" and message.startswith(prefix):
-        return message[len(prefix):]
-    return message
+        message = message[len(prefix) :]
+    return _ENUM_REPR.sub(r"\1", message)
+
+
+def shown(value: object) -> str:
+    """A value as a message shows it, as a client writes it: 65536, not 65536.0; 'resnet50'
+    and 'paper' quoted (not ShapeMode.PAPER); an object as its JSON."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, Enum):
+        return repr(value.value)
+    if isinstance(value, BaseModel):
+        return json.dumps(value.model_dump(mode="json"))
+    return repr(value)
+
+
+STORED = {"stored": True}
+"""The validation context of a document read back from the database: a request stored before
+a rule was added (sizes given twice were accepted up to version 0.6.0) still reads back."""
+
+
+def stored(info: ValidationInfo) -> bool:
+    return bool(info.context and info.context.get("stored"))
+
+
+def once_each(values: list[_V], what: str, info: ValidationInfo | None = None) -> list[_V]:
+    """Refuse a list naming a value twice (65536 and 65536.0 are one size): each would be
+    planned and reported twice (two `recommendation` entries for one size). Not for a
+    stored request (`STORED`)."""
+    if info is not None and stored(info):
+        return values
+    seen: list[_V] = []
+    for value in values:
+        if value in seen:
+            raise ValueError(f"{what} repeat: {shown(value)} is given twice; give each once")
+        seen.append(value)
+    return values
+
+
+def repeated_size(sizes: Sequence[float], workloads: Sequence[str]) -> str | None:
+    """Why a workload's gradient is a size `message_sizes_bytes` gives already (each size is
+    timed once), or None."""
+    for name in workloads:
+        size = DNN_WORKLOADS[name].gradient_bytes
+        if size in sizes:
+            return (
+                f"workload {name!r} is {shown(size)} bytes, one of the message sizes given "
+                "too; give each size once"
+            )
+    return None
 
 
 Demand = Annotated[
@@ -110,14 +180,26 @@ Demand = Annotated[
 ]
 
 
+RWA_EXAMPLE: dict[str, Any] = {
+    "nodes": 6,
+    "wavelengths": 2,
+    "demands": [[0, 3, 2], [1, 4, 1, "cw"]],
+}
+
+
 class RwaInput(BaseModel):
     """One stage: `{"nodes", "fibers", "wavelengths", "demands": [[s, d, k(, dir)], ...]}`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        # The document's example. app.api.examples would show the recorded one with every
+        # list cut to its first item: a demand [0], which this model refuses.
+        json_schema_extra={"example": RWA_EXAMPLE},
+    )
 
-    nodes: Annotated[Int, Field(ge=2, le=MAX_NODES, description="ring size N")]
-    fibers: Annotated[Int, Field(ge=1, le=64, description="fibres per direction F")] = 1
-    wavelengths: Annotated[Int, Field(ge=1, le=4096, description="wavelengths per fibre w")] = 64
+    nodes: Int = Field(ge=2, le=MAX_NODES, description="ring size N")
+    fibers: Int = Field(default=1, ge=1, le=64, description="fibres per direction F")
+    wavelengths: Int = Field(default=64, ge=1, le=4096, description="wavelengths per fibre w")
     demands: Annotated[
         list[Demand],
         Field(
@@ -192,25 +274,23 @@ class HardwareSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    bandwidth_per_wavelength_gbps: float = Field(
+    bandwidth_per_wavelength_gbps: Float = Field(
         default=40.0, ge=1e-3, le=1e4, description="line rate of one wavelength, Gb/s"
     )
-    mrr_reconfiguration_us: float = Field(
+    mrr_reconfiguration_us: Float = Field(
         default=25.0, ge=0, le=1e6, description="micro-ring retuning delay per slot, us"
     )
-    oeo_cycles_per_flit: float = Field(
+    oeo_cycles_per_flit: Float = Field(
         default=1.0, ge=0, le=1e6, description="O/E/O conversion clock cycles per flit"
     )
     flit_bytes: Int = Field(default=32, ge=1, le=1 << 20, description="flit size, bytes")
-    clock_ghz: Annotated[
-        float,
-        Field(
-            ge=1e-3,
-            le=100,
-            description="clock of the O/E/O conversion, GHz (an assumption: "
-            "the papers give none; 4.0 is the WRHT paper's i7-6700K)",
-        ),
-    ] = 4.0
+    clock_ghz: Float = Field(
+        default=4.0,
+        ge=1e-3,
+        le=100,
+        description="clock of the O/E/O conversion, GHz (an assumption: "
+        "the papers give none; 4.0 is the WRHT paper's i7-6700K)",
+    )
 
     def hardware(self) -> Hardware:
         return Hardware(**self.model_dump())
@@ -222,7 +302,7 @@ def one_or_many(value: object) -> str:
     return "values" if isinstance(value, list) else "value"
 
 
-ParameterInt = Annotated[Int, Field(ge=-MAX_NODES, le=MAX_NODES)]
+ParameterInt = Number[Annotated[int, Field(ge=-MAX_NODES, le=MAX_NODES)]]
 ParameterValue = Annotated[
     Annotated[ParameterInt, Tag("value")]
     | Annotated[list[ParameterInt], Field(max_length=MAX_PARAMETER_VALUES), Tag("values")],
@@ -237,36 +317,36 @@ class OpticsSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    laser_power_dbm: Annotated[
-        float, Field(ge=-60, le=60, description=ASSUMPTIONS["laser_power_dbm"])
-    ] = 10.0
-    modulator_loss_db: Annotated[
-        float, Field(ge=0, le=100, description=ASSUMPTIONS["modulator_loss_db"])
-    ] = 1.0
-    pass_loss_db_per_node: Annotated[
-        float, Field(ge=0, le=100, description=ASSUMPTIONS["pass_loss_db_per_node"])
-    ] = 0.1
-    extinction_penalty_db: Annotated[
-        float, Field(ge=0, le=100, description=ASSUMPTIONS["extinction_penalty_db"])
-    ] = 1.0
-    receiver_sensitivity_dbm: Annotated[
-        float, Field(ge=-100, le=60, description=ASSUMPTIONS["receiver_sensitivity_dbm"])
-    ] = 0.0
-    tx_crosstalk_dbm: Annotated[
-        float, Field(ge=-200, le=60, description=ASSUMPTIONS["tx_crosstalk_dbm"])
-    ] = -40.0
-    rx_crosstalk_dbm_per_node: Annotated[
-        float, Field(ge=-200, le=60, description=ASSUMPTIONS["rx_crosstalk_dbm_per_node"])
-    ] = -40.0
-    other_noise_dbm: Annotated[
-        float, Field(ge=-200, le=60, description=ASSUMPTIONS["other_noise_dbm"])
-    ] = -40.0
+    laser_power_dbm: Float = Field(
+        default=10.0, ge=-60, le=60, description=ASSUMPTIONS["laser_power_dbm"]
+    )
+    modulator_loss_db: Float = Field(
+        default=1.0, ge=0, le=100, description=ASSUMPTIONS["modulator_loss_db"]
+    )
+    pass_loss_db_per_node: Float = Field(
+        default=0.1, ge=0, le=100, description=ASSUMPTIONS["pass_loss_db_per_node"]
+    )
+    extinction_penalty_db: Float = Field(
+        default=1.0, ge=0, le=100, description=ASSUMPTIONS["extinction_penalty_db"]
+    )
+    receiver_sensitivity_dbm: Float = Field(
+        default=0.0, ge=-100, le=60, description=ASSUMPTIONS["receiver_sensitivity_dbm"]
+    )
+    tx_crosstalk_dbm: Float = Field(
+        default=-40.0, ge=-200, le=60, description=ASSUMPTIONS["tx_crosstalk_dbm"]
+    )
+    rx_crosstalk_dbm_per_node: Float = Field(
+        default=-40.0, ge=-200, le=60, description=ASSUMPTIONS["rx_crosstalk_dbm_per_node"]
+    )
+    other_noise_dbm: Float = Field(
+        default=-40.0, ge=-200, le=60, description=ASSUMPTIONS["other_noise_dbm"]
+    )
     snr_scale: Annotated[Literal["db", "linear"], Field(description=ASSUMPTIONS["snr_scale"])] = (
         "linear"
     )
-    target_ber: Annotated[
-        float, Field(ge=MIN_TARGET_BER, lt=0.5, description=ASSUMPTIONS["target_ber"])
-    ] = 1e-9
+    target_ber: Float = Field(
+        default=1e-9, ge=MIN_TARGET_BER, lt=0.5, description=ASSUMPTIONS["target_ber"]
+    )
 
     def parameters(self) -> OpticalParameters:
         return OpticalParameters(**self.model_dump())
@@ -280,8 +360,8 @@ class FatTreeSpec(BaseModel):
 
     hosts_per_leaf: Int = Field(default=18, ge=1, le=1024, description="half a 36-port switch")
     spines: Int = Field(default=18, ge=1, le=1024, description="level-2 switches")
-    link_gbps: float = Field(default=25.0, gt=0, le=1e4, description="Table 2: 25 Gb/s")
-    link_latency_us: float = Field(default=25.0, ge=0, le=1e6, description="Table 2: 25 us")
+    link_gbps: Float = Field(default=25.0, gt=0, le=1e4, description="Table 2: 25 Gb/s")
+    link_latency_us: Float = Field(default=25.0, ge=0, le=1e6, description="Table 2: 25 us")
     simulate: Bool = Field(
         default=True,
         description="also simulate with SimGrid (when installed): contention on shared links",
@@ -312,16 +392,16 @@ class SolveSettings(BaseModel):
             "exact-highs (Pyomo + HiGHS) or heuristic"
         ),
     ] = Method.AUTO
-    time_limit_s: Annotated[
-        float, Field(gt=0, le=MAX_TIME_LIMIT_S, description="solver time limit per stage, s")
-    ] = 10.0
+    time_limit_s: Float = Field(
+        default=10.0, gt=0, le=MAX_TIME_LIMIT_S, description="solver time limit per stage, s"
+    )
     max_tx_per_node: Annotated[
-        Int | None,
-        Field(ge=1, le=MAX_PER_NODE, description="most lightpaths a node sends per slot"),
+        Number[Annotated[int, Field(ge=1, le=MAX_PER_NODE)]] | None,
+        Field(description="most lightpaths a node sends per slot"),
     ] = None
     max_rx_per_node: Annotated[
-        Int | None,
-        Field(ge=1, le=MAX_PER_NODE, description="most lightpaths a node receives per slot"),
+        Number[Annotated[int, Field(ge=1, le=MAX_PER_NODE)]] | None,
+        Field(description="most lightpaths a node receives per slot"),
     ] = None
 
     def options(self, max_hops: int | None = None) -> SolveOptions:
@@ -349,19 +429,23 @@ class PlanRequest(SolveSettings):
     ] = Field(default_factory=dict)
     message_sizes_bytes: Annotated[
         # An exclusive maximum: a fuzzer that prints 1e15 + 1 with 15 digits sends 1e15.
-        list[Annotated[Float, Field(gt=0, lt=MAX_MESSAGE_BYTES)]],
+        list[Number[Annotated[float, Field(gt=0, lt=MAX_MESSAGE_BYTES)]]],
         Field(
             max_length=MAX_MESSAGE_SIZES,
-            description="per-node message sizes to time, bytes (and/or give `workloads`)",
+            description="per-node message sizes to time, bytes, each once (and/or give "
+            "`workloads`)",
         ),
+        AfterValidator(lambda sizes, info: once_each(sizes, "message sizes", info)),
     ] = Field(default_factory=list)
     workloads: Annotated[
         list[WorkloadName],
         Field(
             max_length=len(DNN_WORKLOADS),
             description="DNN gradients as message sizes: parameters x 4 bytes (float32), "
-            "parameter counts as the WRHT paper prints them",
+            "parameter counts as the WRHT paper prints them; each once, and none the size "
+            "of a given message",
         ),
+        AfterValidator(lambda names, info: once_each(names, "workloads", info)),
     ] = Field(default_factory=list)
     electrical: Annotated[
         Bool,
@@ -382,16 +466,14 @@ class PlanRequest(SolveSettings):
         ),
     ] = ShapeMode.BEST
     search_budget_s: Annotated[
-        float | None,
+        Number[Annotated[float, Field(gt=0, le=MAX_SEARCH_BUDGET_S)]] | None,
         Field(
-            gt=0,
-            le=MAX_SEARCH_BUDGET_S,
             description="time budget of each algorithm's best-shape search, s (default: "
             "RWAOPT_SHAPE_SEARCH_BUDGET_S); the result says whether the search was exhaustive",
         ),
     ] = None
     max_lightpath_hops: Annotated[
-        Annotated[Int, Field(ge=1, le=MAX_NODES)] | Literal["loss_budget"] | None,
+        Number[Annotated[int, Field(ge=1, le=MAX_NODES)]] | Literal["loss_budget"] | None,
         Field(
             description="routing constraint: no lightpath longer than this many hops; "
             "'loss_budget' = the longest the optics allow. The result says what it costs "
@@ -413,6 +495,16 @@ class PlanRequest(SolveSettings):
             raise ValueError(f"at most {MAX_MESSAGE_SIZES} message sizes with the workloads")
         return self
 
+    @field_validator("workloads")
+    @classmethod
+    def _not_a_given_size(cls, names: list[str], info: ValidationInfo) -> list[str]:
+        if stored(info):
+            return names
+        why = repeated_size(info.data.get("message_sizes_bytes", []), names)
+        if why is not None:
+            raise ValueError(why)
+        return names
+
     def sizes(self) -> list[float]:
         """The message sizes to time: the given ones, then each workload's gradient."""
         extra = [DNN_WORKLOADS[name].gradient_bytes for name in self.workloads]
@@ -425,7 +517,7 @@ class PlanRequest(SolveSettings):
             if not 1 <= len(names) <= MAX_ALGORITHMS:
                 raise ValueError(f"give 1 to {MAX_ALGORITHMS} algorithm names, or 'all'")
             if len(set(names)) != len(names):
-                raise ValueError("algorithm names repeat")
+                once_each(names, "algorithm names")
         return names
 
 

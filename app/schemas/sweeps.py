@@ -22,6 +22,7 @@ from pydantic import (
     PrivateAttr,
     Tag,
     ValidationError,
+    ValidationInfo,
     create_model,
     model_validator,
 )
@@ -31,9 +32,13 @@ from app.schemas.documents import JobDocument, JobStatus
 from app.schemas.requests import (
     PlanRequest,
     RingSpec,
+    error_text,
     one_or_many,
     readable_loc,
+    repeated_size,
+    shown,
     storable_text,
+    stored,
 )
 from models.algorithms.base import Collective, ShapeMode
 from models.closed_forms import Unit
@@ -92,12 +97,20 @@ class SweepRequest(_SweepFields):  # type: ignore[misc,valid-type]
         return data
 
     @model_validator(mode="after")
-    def _grid(self) -> SweepRequest:
+    def _grid(self, info: ValidationInfo) -> SweepRequest:
         data = self.model_dump()
         axes = {name: self.axis(name) for name in AXES}
         for name, values in axes.items():
-            if len({repr(v) for v in values}) != len(values):
-                raise ValueError(f"{name}: the values repeat; give each once")
+            seen: set[str] = set()
+            for value in values:
+                if repr(value) in seen:
+                    raise ValueError(
+                        f"{name}: the values repeat ({shown(value)} is given twice); give each once"
+                    )
+                seen.add(repr(value))
+        why = None if stored(info) else repeated_size(self.message_sizes_bytes, self.workloads)
+        if why is not None:
+            raise ValueError(f"workloads: {why}")
         total = 1
         for values in axes.values():
             total *= len(values)
@@ -113,13 +126,17 @@ class SweepRequest(_SweepFields):  # type: ignore[misc,valid-type]
             point = dict(zip(axes, combination, strict=True))
             ring = {name: point.pop(name) for name in RING_AXES}
             try:
-                points.append(PlanRequest.model_validate({"ring": ring, **point, **whole}))
+                points.append(
+                    PlanRequest.model_validate(
+                        {"ring": ring, **point, **whole}, context=info.context
+                    )
+                )
             except ValidationError as error:
                 first = error.errors()[0]
                 where = ".".join(readable_loc(first["loc"]))
                 raise ValueError(
                     f"point {index} ({point['collective']}, {ring}): "
-                    f"{where + ': ' if where else ''}{first['msg']}"
+                    f"{where + ': ' if where else ''}{error_text(first)}"
                 ) from None
         self._points = points
         return self
@@ -217,6 +234,14 @@ class SweepRow(BaseModel):
     feasible: bool | None = Field(default=None, description="optically feasible")
     recommended: bool | None = Field(
         default=None, description="the point's recommendation for this message size"
+    )
+    recommended_parameters: str | None = Field(
+        default=None,
+        description="on the recommended row: the shape recommended, which may be another "
+        "shape of the family than the row's (the fastest feasible one at this size)",
+    )
+    recommended_time_s: float | None = Field(
+        default=None, description="on the recommended row: the recommended shape's time"
     )
     error: str | None = None
 

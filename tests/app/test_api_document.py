@@ -8,8 +8,19 @@ import tomllib
 from pathlib import Path
 
 from fastapi.testclient import TestClient
+from pydantic import BaseModel
 
 from app.main import app
+from app.schemas.requests import (
+    FatTreeSpec,
+    HardwareSpec,
+    OpticsSpec,
+    PlanRequest,
+    ReproductionRequest,
+    RingSpec,
+    RwaInput,
+)
+from app.schemas.sweeps import SweepRequest
 
 DOCUMENT = app.openapi()
 OPERATIONS = [
@@ -73,3 +84,96 @@ def test_redoc_makes_no_outside_request() -> None:
         page = client.get("/redoc").text
     assert "cdn.redoc.ly" not in bundle and "/redoc.standalone.js" in page
     assert "fonts.googleapis" not in page
+
+
+CONSTRAINTS = {"ge", "le", "gt", "lt"}  # pydantic's names; JSON Schema has none of them
+
+
+def _non_standard(node: object, where: tuple[str | int, ...] = ()) -> list[str]:
+    """Where a schema object of the document has a key `ge`, `le`, `gt` or `lt`."""
+    found: list[str] = []
+    if isinstance(node, dict):
+        found += ["/".join(map(str, where)) + f": {key}" for key in CONSTRAINTS & set(node)]
+        for key, value in node.items():
+            found += _non_standard(value, (*where, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            found += _non_standard(value, (*where, index))
+    return found
+
+
+def test_limits_are_json_schema_keywords() -> None:
+    """Review item 5: a limit nested in a list or a union (a message size, max_tx_per_node,
+    an algorithm parameter) was written `gt`, `le`, ... which JSON Schema validators and client
+    generators ignore: every one is minimum / maximum / exclusiveMinimum / exclusiveMaximum.
+    Query parameters too (offset, limit, the catalog's nodes and wavelengths)."""
+    document = TestClient(app).get("/openapi.json").json()
+    assert _non_standard(document) == []
+    schemas = document["components"]["schemas"]
+    plan = schemas["PlanRequest"]["properties"]
+    assert plan["message_sizes_bytes"]["items"]["exclusiveMinimum"] == 0
+    assert plan["message_sizes_bytes"]["items"]["exclusiveMaximum"] == 1e15
+    assert plan["max_tx_per_node"]["anyOf"][0]["minimum"] == 1
+    assert plan["max_lightpath_hops"]["anyOf"][0]["maximum"] == 8192
+    assert plan["time_limit_s"]["exclusiveMinimum"] == 0 and plan["time_limit_s"]["maximum"] == 600
+    parameter = plan["parameters"]["additionalProperties"]["additionalProperties"]["oneOf"]
+    assert parameter[0]["minimum"] == -8192 and parameter[1]["items"]["maximum"] == 8192
+    assert schemas["RwaInput"]["properties"]["nodes"]["minimum"] == 2
+    sweep = schemas["SweepRequest"]["properties"]
+    assert sweep["max_rx_per_node"]["oneOf"][1]["items"]["anyOf"][0]["maximum"] == 1 << 20
+
+
+REQUEST_MODELS: dict[str, type[BaseModel]] = {
+    model.__name__: model
+    for model in (
+        PlanRequest,
+        SweepRequest,
+        RwaInput,
+        ReproductionRequest,
+        RingSpec,
+        HardwareSpec,
+        OpticsSpec,
+        FatTreeSpec,
+    )
+}
+
+
+def _references(node: object) -> set[str]:
+    if isinstance(node, dict):
+        found = {node["$ref"].rsplit("/", 1)[1]} if "$ref" in node else set()
+        return found.union(*(_references(value) for value in node.values()))
+    if isinstance(node, list):
+        return set().union(*(_references(value) for value in node))
+    return set()
+
+
+def test_every_request_example_is_accepted() -> None:
+    """Review item 6: RwaInput's example was `{"nodes": 6, "wavelengths": 2, "demands": [[0]]}`
+    (a recorded stage with every list cut to one item), which the server refuses. Each example
+    a request body's schema shows, its own and its properties' (each set into the schema's
+    example), and each of the operation's named examples, is accepted by the model."""
+    schemas = DOCUMENT["components"]["schemas"]
+    bodies = [
+        operation["requestBody"]["content"]["application/json"]
+        for _, _, operation in OPERATIONS
+        if "requestBody" in operation
+    ]
+    names = _references(bodies)
+    while True:  # and every schema those refer to
+        more = names | _references([schemas[name] for name in names])
+        if more == names:
+            break
+        names = more
+    objects = sorted(name for name in names if schemas[name].get("type") == "object")
+    assert objects == sorted(REQUEST_MODELS), "a new request model: add it to REQUEST_MODELS"
+    for name in objects:
+        model, schema = REQUEST_MODELS[name], schemas[name]
+        example = schema["example"]
+        model.model_validate(example)
+        for prop, spec in schema["properties"].items():
+            if "example" in spec:
+                model.model_validate(example | {prop: spec["example"]})
+    for body in bodies:
+        model = REQUEST_MODELS[body["schema"]["$ref"].rsplit("/", 1)[1]]
+        for example in body.get("examples", {}).values():
+            model.model_validate(example["value"])

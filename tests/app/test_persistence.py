@@ -125,3 +125,34 @@ def test_format_1_archives_decode_to_the_direction_encoding() -> None:
     )
     stage, _ = decode(buffer.getvalue())
     assert stage.allowed.tolist() == [ANY_DIRECTION, Direction.CW, Direction.CCW]
+
+
+def test_a_request_stored_before_a_rule_was_added_still_reads_back(database_url: str) -> None:
+    """Message sizes or workloads given twice were accepted up to 0.6.0; such a stored plan
+    (and a sweep whose points repeat a size) reads back instead of failing its own schema
+    (a 500 on GET), while a new request with them is refused."""
+    import pytest
+    from pydantic import ValidationError
+
+    from app.persistence.store import SweepStore
+    from app.schemas.requests import STORED
+    from app.schemas.sweeps import SweepRequest
+
+    twice = SMALL | {"message_sizes_bytes": [4096, 4096.0], "workloads": []}
+    with pytest.raises(ValidationError, match="message sizes repeat"):
+        PlanRequest.model_validate(twice)
+    store = PlanStore(database_url)
+    store.migrate()
+    old = PlanRequest.model_validate(twice, context=STORED)
+    row = store.create(old, status=JobStatus.QUEUED)
+    back = store.get(row.id)
+    assert back is not None and back.request.message_sizes_bytes == [4096, 4096]
+    grid = {"collective": "allgather", "nodes": [4, 6], "wavelengths_per_fiber": 1,
+            "message_sizes_bytes": [64, 64]}  # fmt: skip
+    with pytest.raises(ValidationError, match="message sizes repeat"):
+        SweepRequest.model_validate(grid)
+    sweeps = SweepStore(database_url)
+    sweep = SweepRequest.model_validate(grid, context=STORED)
+    document, _ = sweeps.create(sweep, [f"hash-{i}" for i in range(len(sweep.points()))])
+    read = sweeps.get(document.id)
+    assert read is not None and read.request.message_sizes_bytes == [64, 64]

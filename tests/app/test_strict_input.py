@@ -3,10 +3,15 @@
 
 from __future__ import annotations
 
+import json
+from typing import get_args, get_origin
+
 import pytest
 from fastapi.testclient import TestClient
+from pydantic import BaseModel
 
 from app.main import app
+from app.schemas.requests import FatTreeSpec, HardwareSpec, OpticsSpec, PlanRequest, error_text
 
 client = TestClient(app)
 PLAN = {"ring": {"nodes": 8, "wavelengths_per_fiber": 2}, "collective": "allgather",
@@ -123,3 +128,185 @@ def test_reproduction_targets_are_each_run_once_and_capped() -> None:
     assert client.delete(f"/api/v1/reproductions/{doc['id']}").status_code == 204
     assert client.get(f"/api/v1/reproductions/{doc['id']}").status_code == 404
     assert client.delete(f"/api/v1/reproductions/{doc['id']}").status_code == 404
+
+
+def _float_fields() -> list[str]:
+    """Every float field of a plan request, dotted (`optics.laser_power_dbm`): read off the
+    models, so a float field added later is checked too."""
+    models: list[tuple[str, type[BaseModel]]] = [
+        ("", PlanRequest),
+        ("hardware.", HardwareSpec),
+        ("optics.", OpticsSpec),
+        ("electrical_network.", FatTreeSpec),
+    ]
+    return [
+        prefix + name
+        for prefix, model in models
+        for name, info in model.model_fields.items()
+        if float in _kinds(info.annotation) and get_origin(info.annotation) is not list
+    ]
+
+
+def _kinds(annotation: object) -> set[object]:
+    """The types a field's annotation takes: `float | None` -> {float, None}."""
+    return {annotation, *(getattr(t, "__origin__", t) for t in get_args(annotation))}
+
+
+def _nested(where: str, value: object) -> dict[str, object]:
+    head, _, rest = where.partition(".")
+    return {head: _nested(rest, value) if rest else value}
+
+
+FLOAT_FIELDS = _float_fields()
+
+
+def test_the_float_fields_are_all_found() -> None:
+    assert {"time_limit_s", "search_budget_s", "hardware.clock_ghz", "optics.laser_power_dbm",
+            "optics.target_ber", "electrical_network.link_gbps"} <= set(FLOAT_FIELDS)  # fmt: skip
+    assert len(FLOAT_FIELDS) >= 17
+
+
+@pytest.mark.parametrize("where", FLOAT_FIELDS)
+@pytest.mark.parametrize(("value", "says"), [(False, "not true/false"), ("4", "not the string")])
+def test_float_fields_refuse_true_and_strings(where: str, value: object, says: str) -> None:
+    """Review item 1: `"optics": {"laser_power_dbm": false}` was 0 dBm, "4" was 4: every float
+    field takes a JSON number only, as the integer fields do."""
+    r = client.post("/api/v1/plans", json=PLAN | _nested(where, value))
+    assert r.status_code == 422, r.text
+    assert r.json()["message"].startswith(f"{where}:") and says in r.json()["message"]
+
+
+def test_an_integer_json_number_is_a_float() -> None:
+    body = PLAN | {"time_limit_s": 5, "search_budget_s": 2, "optics": {"laser_power_dbm": 12},
+                   "hardware": {"clock_ghz": 2}, "message_sizes_bytes": [4096]}  # fmt: skip
+    request = PlanRequest.model_validate(body)
+    assert request.time_limit_s == 5.0 and request.optics.laser_power_dbm == 12.0
+
+
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity", "1e999"])
+@pytest.mark.parametrize("where", ["time_limit_s", "optics.laser_power_dbm", "ring.nodes"])
+def test_nan_and_infinity_need_a_finite_number(token: str, where: str) -> None:
+    """Python's JSON reads NaN, Infinity and 1e999 as floats: the answer says a finite number
+    is needed (it said "should be less than or equal to 600")."""
+    body = json.dumps(PLAN | _nested(where, "TOKEN")).replace('"TOKEN"', token)
+    r = client.post("/api/v1/plans", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text
+    message = r.json()["message"]
+    assert message.startswith(f"{where}:") and "a finite number is needed" in message
+
+
+SWEEP = {"collective": "allgather", "nodes": 8, "wavelengths_per_fiber": 2,
+         "algorithms": ["ring"], "message_sizes_bytes": [4096]}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("change", "where", "says"),
+    [
+        ({"time_limit_s": [5, True]}, "time_limit_s.values.1", "not true/false"),
+        ({"time_limit_s": [5, "6"]}, "time_limit_s.values.1", "not the string '6'"),
+        ({"time_limit_s": "6"}, "time_limit_s.value", "not the string '6'"),
+        ({"optics": {"laser_power_dbm": False}}, "optics.value.laser_power_dbm", "true/false"),
+        ({"search_budget_s": [True]}, "search_budget_s.values.0", "not true/false"),
+    ],
+)
+def test_sweep_float_axes_refuse_true_and_strings(
+    change: dict[str, object], where: str, says: str
+) -> None:
+    r = client.post("/api/v1/sweeps", json=SWEEP | change)
+    assert r.status_code == 422, r.text
+    assert r.json()["message"].startswith(f"{where}:") and says in r.json()["message"]
+
+
+@pytest.mark.parametrize(
+    ("path", "change", "says"),
+    [
+        ("/api/v1/plans", {"message_sizes_bytes": [65536, 65536]},
+         "message_sizes_bytes: message sizes repeat: 65536 is given twice"),
+        ("/api/v1/plans", {"message_sizes_bytes": [4096, 65536, 65536.0]},
+         "message_sizes_bytes: message sizes repeat: 65536 is given twice"),
+        ("/api/v1/plans", {"workloads": ["resnet50", "vgg16", "resnet50"]},
+         "workloads: workloads repeat: 'resnet50' is given twice"),
+        ("/api/v1/plans", {"message_sizes_bytes": [4096, 1e8], "workloads": ["resnet50"]},
+         "workloads: workload 'resnet50' is 100000000 bytes, one of the message sizes given"),
+        ("/api/v1/plans", {"algorithms": ["ring", "ring"]},
+         "algorithms: algorithm names repeat: 'ring' is given twice"),
+        ("/api/v1/sweeps", {"message_sizes_bytes": [65536, 65536]},
+         "message_sizes_bytes: message sizes repeat: 65536 is given twice"),
+        ("/api/v1/sweeps", {"workloads": ["alexnet", "alexnet"]},
+         "workloads: workloads repeat: 'alexnet' is given twice"),
+        ("/api/v1/sweeps", {"message_sizes_bytes": [1e8], "workloads": ["resnet50"]},
+         "workloads: workload 'resnet50' is 100000000 bytes"),
+        ("/api/v1/sweeps", {"nodes": [8, 16, 8]}, "nodes: the values repeat (8 is given twice)"),
+    ],
+)  # fmt: skip
+def test_a_repeated_message_size_or_workload_is_a_422(
+    path: str, change: dict[str, object], says: str
+) -> None:
+    """Review item 2: a size given twice (or a workload whose gradient is a given size) was
+    planned twice, with two `recommendation` and `achievable` entries for it."""
+    r = client.post(path, json=(PLAN if path.endswith("plans") else SWEEP) | change)
+    assert r.status_code == 422, r.text
+    assert says in r.json()["message"]
+
+
+@pytest.mark.parametrize(
+    ("path", "change", "where", "says"),
+    [
+        ("/api/v1/plans", {"shape": "worst"}, "shape", "Input should be 'paper' or 'best'"),
+        ("/api/v1/plans", {"shape": {"ring": "worst"}}, "shape", "'paper' or 'best'"),
+        ("/api/v1/plans", {"method": "fast"}, "method", "'auto', 'exact', 'exact-highs' or"),
+        ("/api/v1/plans", {"collective": "gather"}, "collective", "'allgather', 'allreduce'"),
+        ("/api/v1/sweeps", {"shape": ["paper", "worst"]}, "shape.values.1", "'paper' or 'best'"),
+        ("/api/v1/sweeps", {"shape": "worst"}, "shape.value", "'paper' or 'best'"),
+    ],
+)
+def test_an_unknown_choice_lists_the_values_plainly(
+    path: str, change: dict[str, object], where: str, says: str
+) -> None:
+    """Review item 3: `"shape": "worst"` answered `Input should be <ShapeMode.PAPER: 'paper'>
+    or <ShapeMode.BEST: 'best'>`: Python's enum reprs, not the values a client sends."""
+    r = client.post(path, json=(PLAN if path.endswith("plans") else SWEEP) | change)
+    assert r.status_code == 422, r.text
+    message = r.json()["message"]
+    assert message.startswith(f"{where}:") and says in message, message
+    assert "<" not in r.text and "ShapeMode" not in r.text and "Method." not in r.text
+
+
+def test_error_text_writes_enum_members_as_values() -> None:
+    message = "Input should be <ShapeMode.PAPER: 'paper'> or <ShapeMode.BEST: 'best'>"
+    error = {"type": "literal_error", "msg": message}
+    assert error_text(error) == "Input should be 'paper' or 'best'"
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "says"),
+    [
+        ("/api/v1/plans", json.dumps(PLAN)[:20],
+         "body: not valid JSON: Expecting ',' delimiter at line 1 column 21"),
+        ("/api/v1/plans", '{\n "ring": {"nodes": 8},\n "collective" "allgather"}',
+         "body: not valid JSON: Expecting ':' delimiter at line 3 column 15"),
+        ("/api/v1/sweeps", json.dumps(SWEEP)[:-1], "body: not valid JSON: "),
+        ("/api/v1/rwa", "{", "body: not valid JSON: "),
+        ("/api/v1/plans", "[1, 2]", "body: a JSON object is needed as the body"),
+        ("/api/v1/plans", "", "body: a JSON object is needed as the body"),
+    ],
+)  # fmt: skip
+def test_a_body_that_is_not_json_says_so_and_where(path: str, body: str, says: str) -> None:
+    """Review item 4: a truncated body answered "20: JSON decode error"."""
+    r = client.post(path, content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert r.json()["message"].startswith(says), r.json()["message"]
+    assert r.json()["detail"]["errors"][0]["loc"] == ["body"]
+
+
+@pytest.mark.parametrize("content_type", [None, "application/x-www-form-urlencoded", "text/plain"])
+@pytest.mark.parametrize("path", ["/api/v1/plans", "/api/v1/sweeps", "/api/v1/rwa"])
+def test_json_without_its_content_type_says_to_send_it(path: str, content_type: str | None) -> None:
+    """Review item 4: plain `curl -d '{...}'` (form content type) answered "body: Input should
+    be a valid dictionary or object to extract fields from"."""
+    headers = {"content-type": content_type} if content_type else {}
+    r = client.post(path, content=json.dumps(PLAN), headers=headers)
+    assert r.status_code == 422, r.text
+    message = r.json()["message"]
+    assert message.startswith("body: send it as JSON, with the header Content-Type: application/")
+    assert (repr(content_type) if content_type else "without one") in message

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from app.api.errors import responses
-from app.api.params import QueryInt
+from app.api.params import PlainInteger
 from app.schemas.requests import MAX_NODES
 from app.schemas.results import CatalogEntry
 from app.service import catalog
@@ -22,11 +22,12 @@ def list_algorithms(
         Query(description="allgather, allreduce, alltoall or reducescatter (default: all)"),
     ] = None,
     nodes: Annotated[
-        QueryInt | None,
+        int | None,
         Query(ge=2, le=MAX_NODES, description="ring size N, to evaluate closed forms"),
+        PlainInteger,
     ] = None,
     wavelengths: Annotated[
-        QueryInt | None, Query(ge=1, le=4096, description="wavelengths per fibre")
+        int | None, Query(ge=1, le=4096, description="wavelengths per fibre"), PlainInteger
     ] = None,
 ) -> list[CatalogEntry]:
     """Every catalog entry; with `nodes` and `wavelengths`, each closed form's value too."""
