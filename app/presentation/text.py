@@ -22,11 +22,9 @@ from models.closed_forms import Unit
 from models.errors import InvalidInputError
 from models.synthesis import centred, holding
 
-UNITS = {
-    "b": 1,
-    "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-    "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
-}  # fmt: skip
+BINARY_UNITS = (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10))
+DECIMAL_UNITS = (("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("kB", 10**3))
+UNITS = {"b": 1} | {unit.lower(): scale for unit, scale in (*DECIMAL_UNITS, *BINARY_UNITS)}
 _SIZE = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*")
 
 
@@ -37,16 +35,28 @@ def parse_size(text: str) -> float:
     unit = match.group(2).lower() if match else ""
     if match is None or unit not in ("", *UNITS):
         raise InvalidInputError(
-            f"--message-bytes {text!r}: give bytes, or a number with B, KB, MB, GB, KiB, MiB "
-            "or GiB (e.g. 1MiB)"
+            f"--message-bytes {text!r}: give bytes, or a number with B, "
+            + ", ".join(unit for unit, _ in (*reversed(DECIMAL_UNITS), *reversed(BINARY_UNITS)))
+            + " (e.g. 1MiB; any case)"
         )
     return float(match.group(1)) * UNITS.get(unit, 1)
 
 
 def size_text(message_bytes: float) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if message_bytes >= scale and message_bytes % scale == 0:
-            return f"{message_bytes / scale:g} {unit}"
+    """A message size as people write it: the shortest text that is exact with at most 4
+    significant digits, in a binary or a decimal unit (64 MiB, 1.5 KiB, 249.2 MB; 64 MB as
+    given, not 62500 KiB; binary on a tie), else 4 significant digits of the largest decimal
+    unit (a ResNet-50 gradient: 102.2 MB)."""
+    exact = [
+        f"{value:g} {unit}"
+        for unit, scale in (*BINARY_UNITS, *DECIMAL_UNITS)
+        if message_bytes >= scale and float(f"{(value := message_bytes / scale):.4g}") == value
+    ]
+    if exact:
+        return min(exact, key=len)  # min keeps the first (binary) of equal lengths
+    for unit, scale in DECIMAL_UNITS:
+        if message_bytes >= scale:
+            return f"{message_bytes / scale:.4g} {unit}"
     return f"{message_bytes:g} B"
 
 

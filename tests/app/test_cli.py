@@ -487,3 +487,25 @@ def test_optics_without_a_reliable_lightpath_give_the_bound_without_them() -> No
         assert all(a["timings"][i]["time_s"] >= bound["bound_s"] for a in result["algorithms"])
     code, text, _ = run(*args)
     assert "not even a one-hop lightpath is reliable, so no schedule is optically feasible" in text
+
+
+@pytest.mark.parametrize(
+    ("size", "text"),
+    [
+        (64 * 2**20, "64 MiB"),
+        (64e6, "64 MB"),  # as given with --message-bytes 64MB (was "62500 KiB")
+        (4e6, "4 MB"),  # was "4e+06 B"
+        (64_000, "64 kB"),
+        (1536, "1.5 KiB"),
+        (2**40, "1 TiB"),  # was "1024 GiB"
+        (249.2e6, "249.2 MB"),  # a workload's gradient (was "2.492e+08 B")
+        (102_228_128, "102.2 MB"),  # not exact in any unit: 4 significant digits
+        (999, "999 B"),
+    ],
+)
+def test_sizes_read_as_they_were_written(size: float, text: str) -> None:
+    from app.presentation.text import parse_size, size_text
+
+    assert size_text(size) == text
+    if text != "102.2 MB":
+        assert parse_size(text.replace(" ", "")) == size
