@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 
 from app.planning import PlannedAlgorithm
-from app.presentation.text import parameters_text
+from app.presentation.text import counted, parameters_text
 from app.schemas.results import ClosestToFeasible, Recommendation, parameter_values
 from models.algorithms.catalog import algorithms as paper_algorithms
 from solver.electrical import ElectricalComparison
@@ -112,7 +112,7 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
             else f"{t.efficiency:.1%} of the hardware bound's speed"
         )
         why = (
-            f"{best.algorithm}: {best.true_steps} true steps, {t.time_s:.6g} s "
+            f"{best.algorithm}: {counted(best.true_steps, 'true step')}, {t.time_s:.6g} s "
             f"({fraction}), optically feasible"
         )
         reported = by_name[best.algorithm]
@@ -132,7 +132,7 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
         if slower:
             runner = slower[0]
             why += (
-                f"; next feasible {runner.algorithm}: {runner.true_steps} steps, "
+                f"; next feasible {runner.algorithm}: {counted(runner.true_steps, 'step')}, "
                 f"{runner.timings[i].time_s:.6g} s"
             )
         if not by_name[best.algorithm].algorithm.from_paper:
@@ -158,9 +158,10 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
             else:
                 why += "; no paper algorithm is optically feasible here"
         if by_claim is not None and by_claim.algorithm != best.algorithm:
+            claimed = counted(by_claim.claimed_steps or 0, "step")
             why += (
                 f"; the papers' closed forms would pick {by_claim.algorithm} "
-                f"(claimed {by_claim.claimed_steps:g} steps, true {by_claim.true_steps})"
+                f"(claimed {claimed}, true {by_claim.true_steps})"
             )
         entry.algorithm, entry.time_s, entry.why = best.algorithm, t.time_s, why
         entry.tied_with, entry.skipped_infeasible = tied, skipped

@@ -42,6 +42,11 @@ def parse_size(text: str) -> float:
     return float(match.group(1)) * UNITS.get(unit, 1)
 
 
+def counted(count: float, noun: str) -> str:
+    """'1 true step', '6 true steps', '1 piece': a count and its noun (plural in 's')."""
+    return f"{count:g} {noun}" + ("" if count == 1 else "s")
+
+
 def size_text(message_bytes: float) -> str:
     """A message size as people write it: the shortest text that is exact with at most 4
     significant digits, in a binary or a decimal unit (64 MiB, 1.5 KiB, 249.2 MB; 64 MB as
@@ -218,7 +223,8 @@ def exact_text(
     if a.exact_s is None:
         return None
     text = (
-        f"exact model's optimum {seconds(a.exact_s)} ({a.exact_pieces} pieces per item, "
+        f"exact model's optimum {seconds(a.exact_s)} ({counted(a.exact_pieces or 1, 'piece')} "
+        "per item, "
         "one piece per lightpath)"
     )
     faster = [
@@ -393,7 +399,8 @@ def _feasible_shape_lines(p: AlgorithmResult) -> list[str]:
         return []
     within = "" if feasible.hop_limit is None else f", within {feasible.hop_limit} hops"
     shape = parameters_text(feasible.parameters)
-    return [f"  fastest feasible {p.algorithm}: {shape}{within}: {feasible.true_steps} steps"]
+    steps = counted(feasible.true_steps, "step")
+    return [f"  fastest feasible {p.algorithm}: {shape}{within}: {steps}"]
 
 
 def faster_shape(p: AlgorithmResult, index: int) -> BestByMessage | None:
@@ -425,7 +432,7 @@ def _best_by_size_lines(result: PlanResult, p: AlgorithmResult) -> list[str]:
         )
         out.append(
             f"  at {size_text(found.message_bytes)} the fastest {p.algorithm} is "
-            f"{parameters_text(found.parameters)}: {found.true_steps} steps, "
+            f"{parameters_text(found.parameters)}: {counted(found.true_steps, 'step')}, "
             f"{found.time_s:.6g} s{share}" + (", optically infeasible" if infeasible else "")
         )
     return out
