@@ -158,10 +158,10 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
             else:
                 why += "; no paper algorithm is optically feasible here"
         if by_claim is not None and by_claim.algorithm != best.algorithm:
-            claimed = counted(by_claim.claimed_steps or 0, "step")
+            claim_text = counted(by_claim.claimed_steps or 0, "step")
             why += (
                 f"; the papers' closed forms would pick {by_claim.algorithm} "
-                f"(claimed {claimed}, true {by_claim.true_steps})"
+                f"(claimed {claim_text}, true {by_claim.true_steps})"
             )
         entry.algorithm, entry.time_s, entry.why = best.algorithm, t.time_s, why
         entry.tied_with, entry.skipped_infeasible = tied, skipped
