@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from functools import lru_cache, partial
 from importlib import resources
 from itertools import islice
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import HTMLResponse
@@ -312,8 +312,16 @@ def reproduction(job_id: JobId, who: Who, offset: Offset = 0) -> HTMLResponse:
     return _part(reproduction_part(job_id, who.owner, offset))
 
 
+STATIC_FILES = ("planner.js", "planner.css")
+
+
 @router.get("/web/{name}")
-def static(name: Literal["planner.js", "planner.css"]) -> Response:
+def static(name: str) -> Response:
+    """The page's script and style sheet; any other name is 404, like a path that is not
+    there (it was a 422 naming the two files)."""
+    if name not in STATIC_FILES:
+        body = ErrorBody(code="http_404", message=f"no file /web/{name}")
+        return ErrorResponse(body.model_dump(), status_code=404)
     data = (resources.files("app.web") / "static" / name).read_bytes()
     media = mimetypes.guess_type(name)[0] or "application/octet-stream"
     return Response(data, media_type=media, headers={"Cache-Control": "no-cache"})

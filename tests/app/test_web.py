@@ -214,6 +214,12 @@ def test_nothing_comes_from_outside(client: TestClient) -> None:
         assert _outside(file.read_text()) == [], file
 
 
+@pytest.mark.parametrize("name", ["foo.js", "planner.js.map", "..%2Fpages.py"])
+def test_a_file_the_page_does_not_have_is_404(client: TestClient, name: str) -> None:
+    r = client.get(f"/web/{name}")
+    assert r.status_code == 404 and r.json()["code"] == "http_404"  # was a 422
+
+
 def test_with_keys_the_page_holds_no_tenant_data(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
