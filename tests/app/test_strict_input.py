@@ -310,3 +310,12 @@ def test_json_without_its_content_type_says_to_send_it(path: str, content_type: 
     message = r.json()["message"]
     assert message.startswith("body: send it as JSON, with the header Content-Type: application/")
     assert (repr(content_type) if content_type else "without one") in message
+
+
+def test_the_paper_shape_of_an_algorithm_of_no_paper_is_refused() -> None:
+    """synth (and optimal) are rwaopt's own: `"shape": {"synth": "paper"}` was accepted and
+    planned synth's default shape under the name 'paper'."""
+    body = PLAN | {"algorithms": ["synth", "ring"], "shape": {"synth": "paper"}}
+    r = client.post("/api/v1/plans", json=body)
+    assert r.status_code == 400
+    assert r.json()["message"].startswith("synth is rwaopt's own, with no paper shape")
