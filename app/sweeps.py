@@ -20,8 +20,8 @@ from app.persistence.store import SweepPoint, SweepStore
 from app.schemas.documents import JobStatus
 from app.schemas.requests import PlanRequest
 from app.schemas.sweeps import RING_AXES, SweepDocument, SweepRequest, SweepRow
-from models.algorithms.catalog import get_algorithm
 from models.errors import InvalidInputError
+from solver.catalog import get_algorithm
 
 
 def request_hash(request: PlanRequest, default_search_budget_s: float) -> str:

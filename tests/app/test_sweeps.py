@@ -124,6 +124,24 @@ def test_unknown_algorithm_is_404_before_anything_is_stored(client: TestClient) 
     assert client.get("/api/v1/sweeps").json()["total"] == 0
 
 
+def test_a_sweep_may_name_rwaopts_own_algorithms(client: TestClient) -> None:
+    """synth and optimal are in every plan's catalog; a sweep naming them was refused 404
+    ("unknown allreduce algorithm 'synth'; known: ring, rd, bt, hring, wrht"), and an unknown
+    name's list left them out."""
+    body = {**GRID, "nodes": [4], "wavelengths_per_fiber": [1], "fibers_per_direction": [1],
+            "algorithms": ["synth", "optimal"], "message_sizes_bytes": [4096]}  # fmt: skip
+    r = client.post("/api/v1/sweeps", json=body)
+    assert r.status_code == 202, r.text
+    rows = client.get(
+        f"/api/v1/sweeps/{wait_finished(client, r.json()['id'])['id']}/results",
+        params={"format": "json"},
+    ).json()
+    assert {row["algorithm"] for row in rows} == {"synth", "optimal"}
+    r = client.post("/api/v1/sweeps", json={**body, "algorithms": ["synth", "nope"]})
+    assert r.status_code == 404
+    assert r.json()["detail"]["known"] == ["ring", "rd", "bt", "hring", "wrht", "synth", "optimal"]
+
+
 # --- the point hash ----------------------------------------------------------------------------
 
 
