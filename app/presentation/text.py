@@ -77,9 +77,12 @@ def catalog_text(entries: list[CatalogEntry]) -> str:
 
 
 def rwa_text(answer: RwaResponse) -> str:
+    """The stage's numbers on one line; `status` is the steps' (with node limits, chi can meet
+    its bound while the steps are not proven: steps_lower_bound says how far)."""
     return (
         f"chi={answer.chi} lower_bound={answer.lower_bound} status={answer.status} "
-        f"steps={answer.steps} method={answer.method} lightpaths={len(answer.assignment)}\n"
+        f"steps={answer.steps} steps_lower_bound={answer.steps_lower_bound} "
+        f"method={answer.method} lightpaths={len(answer.assignment)}\n"
     )
 
 

@@ -509,3 +509,21 @@ def test_sizes_read_as_they_were_written(size: float, text: str) -> None:
     assert size_text(size) == text
     if text != "102.2 MB":
         assert parse_size(text.replace(" ", "")) == size
+
+
+def test_rwa_text_gives_the_steps_bound_beside_the_steps(tmp_path: Path) -> None:
+    """With node limits chi can meet its bound while the steps are not proven: the text line
+    shows steps_lower_bound, as the JSON does (it printed 'chi=4 lower_bound=4
+    status=feasible steps=3' with nothing to say why 'feasible')."""
+    stage = {"nodes": 6, "fibers": 1, "wavelengths": 4,
+             "demands": [[0, 3, 2], [1, 4, 1], [2, 5, 1, "cw"], [5, 0, 1, "ccw"]]}  # fmt: skip
+    path = tmp_path / "stage.json"
+    path.write_text(json.dumps(stage))
+    code, out, _ = run("rwa", "--input", str(path), "--max-tx", "1", "--max-rx", "1", "--json")
+    assert code == 0
+    payload = json.loads(out)
+    code, text, _ = run("rwa", "--input", str(path), "--max-tx", "1", "--max-rx", "1")
+    assert code == 0
+    assert (
+        f"steps={payload['steps']} steps_lower_bound={payload['steps_lower_bound']} " in text
+    )
