@@ -430,12 +430,15 @@ class LazyProgress:
 def reproduce_command(
     targets: Annotated[
         list[str] | None,
-        typer.Argument(help="optree-journal, wrht, optical-electrical, tra or all (default)"),
+        typer.Argument(
+            help="optree-journal, optree-conference, wrht, optical-electrical, tra or all "
+            "(default)"
+        ),
     ] = None,
     out: Annotated[Path, typer.Option("--out", help="directory for the report")] = Path(
         "reproduction"
     ),
-    quick: Annotated[bool, typer.Option(help="smaller grids (a few minutes)")] = False,
+    quick: Annotated[bool, typer.Option(help="smaller grids (about a minute)")] = False,
 ) -> None:
     """Rebuild the papers' tables and figures: printed vs formula vs true, verdicts computed
     (report.md, report.html, figures/, tables/, findings.json)."""

@@ -84,7 +84,11 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
             why="",
         )
         if not usable:
-            closest = min(planned, key=_laser_shortfall_db)
+            # the least shortfall; among equal ones (ring and NE both need the 1-hop margin)
+            # the faster
+            closest = min(
+                planned, key=lambda p: (_laser_shortfall_db(p), p.plan.timings[i].time_s)
+            )
             short = _laser_shortfall_db(closest)
             entry.closest_to_feasible = ClosestToFeasible(
                 algorithm=closest.plan.algorithm,

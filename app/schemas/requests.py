@@ -541,7 +541,7 @@ class ReproductionRequest(BaseModel):
         default="all",
         description="papers to reproduce (each once: repeats are dropped), or 'all'",
     )
-    quick: Bool = Field(default=False, description="smaller grids (a few minutes)")
+    quick: Bool = Field(default=False, description="smaller grids (about a minute)")
 
     @field_validator("targets")
     @classmethod

@@ -527,3 +527,21 @@ def test_rwa_text_gives_the_steps_bound_beside_the_steps(tmp_path: Path) -> None
     assert (
         f"steps={payload['steps']} steps_lower_bound={payload['steps_lower_bound']} " in text
     )
+
+
+def test_the_closest_to_feasible_is_the_faster_of_equal_shortfalls() -> None:
+    """At 1 dBm nothing is feasible; ring and NE both need the 1-hop margin (1.1 dB more):
+    the advice named ring, half as fast as NE."""
+    code, out, _ = run("plan", "--collective", "allgather", "--nodes", "16", "--wavelengths",
+                       "4", "--message-bytes", "1MiB", "--optics", "laser_power_dbm=1",
+                       "--json")  # fmt: skip
+    assert code == 0
+    result = json.loads(out)
+    need = {
+        a["algorithm"]: (a["feasibility"]["min_laser_power_dbm"] - 1, a["time_s"])
+        for a in result["algorithms"]
+    }
+    least = min(short for short, _ in need.values())
+    tied = sorted((t, name) for name, (short, t) in need.items() if short == pytest.approx(least))
+    assert len(tied) >= 2 and {"ring", "ne"} <= {name for _, name in tied}
+    assert result["recommendation"][0]["closest_to_feasible"]["algorithm"] == tied[0][1] == "ne"
