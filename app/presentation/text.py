@@ -42,6 +42,11 @@ def parse_size(text: str) -> float:
     return float(match.group(1)) * UNITS.get(unit, 1)
 
 
+def whole_text(value: float) -> str:
+    """A count as an integer when it is one (NE's N / 2 = 512, not 512.0), else as it is."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
 def counted(count: float, noun: str) -> str:
     """'1 true step', '6 true steps', '1 piece': a count and its noun (plural in 's')."""
     return f"{count:g} {noun}" + ("" if count == 1 else "s")
@@ -69,9 +74,9 @@ def catalog_text(entries: list[CatalogEntry]) -> str:
     lines = []
     for e in entries:
         line = f"{e.collective:<10} {e.name:<7} {e.closed_form.steps}"
-        if e.claimed is not None:
+        if e.claimed is not None and e.claimed.value is not None:
             unit = "" if e.claimed.unit == Unit.STEPS else f" {e.claimed.unit}"
-            line += f"  = {e.claimed.value}{unit}"
+            line += f"  = {whole_text(e.claimed.value)}{unit}"
         lines += [line, f"{'':<18} source: {e.closed_form.source}"]
     return "\n".join(lines) + "\n"
 

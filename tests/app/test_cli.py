@@ -545,3 +545,10 @@ def test_the_closest_to_feasible_is_the_faster_of_equal_shortfalls() -> None:
     tied = sorted((t, name) for name, (short, t) in need.items() if short == pytest.approx(least))
     assert len(tied) >= 2 and {"ring", "ne"} <= {name for _, name in tied}
     assert result["recommendation"][0]["closest_to_feasible"]["algorithm"] == tied[0][1] == "ne"
+
+
+def test_the_catalog_text_gives_whole_claims_as_integers() -> None:
+    code, out, _ = run("algorithms", "--nodes", "1024", "--wavelengths", "64")
+    assert code == 0
+    (ne,) = [line for line in out.splitlines() if line.startswith("allgather  ne ")]
+    assert ne.endswith("N / 2  = 512")  # N / 2 is computed as a float: it read 512.0
