@@ -626,7 +626,9 @@ def _worker_ready(settings: Settings) -> None:
     from app.jobs.queue import redis_reachable
 
     if not redis_reachable(settings.redis_url):
-        shown = make_url(settings.redis_url).render_as_string(hide_password=True)
+        # no query: redis-py also reads a password from ?password=
+        url = make_url(settings.redis_url).set(query={})
+        shown = url.render_as_string(hide_password=True)
         raise UnavailableError(f"cannot reach Redis at {shown} (RWAOPT_REDIS_URL)")
     _database(settings)
 

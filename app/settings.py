@@ -20,7 +20,10 @@ LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="RWAOPT_", extra="ignore")
+    # hide_input_in_errors: a refused RWAOPT_DATABASE_URL's password stays out of tracebacks
+    model_config = SettingsConfigDict(
+        env_prefix="RWAOPT_", extra="ignore", hide_input_in_errors=True
+    )
 
     database_url: Annotated[
         str, Field(description="SQLAlchemy URL, e.g. postgresql+psycopg://user@host:5432/db")
@@ -179,7 +182,7 @@ class Settings(BaseSettings):
         try:
             url = make_url(raw)
             kind = (url.get_backend_name(), url.get_driver_name())
-        except ArgumentError:
+        except (ArgumentError, ValueError):  # ValueError: a port that is not a number
             kind = ("", "")
         if kind not in (("sqlite", "pysqlite"), ("postgresql", "psycopg")):
             raise ValueError(

@@ -211,7 +211,7 @@ class StageCache:
             found = solve_stage(ring, form.stage, given)
             if found.chi > found.lower_bound and not form.identity and given is options:
                 found = self._also_as_given(found, form, stage, ring, options)
-            if given is options or found.chi == found.lower_bound:
+            if given is options or found.status == Status.OPTIMAL:
                 with self.lock:
                     self._store(key, found)
         return self._for_caller(found, form, stage, ring)

@@ -152,6 +152,12 @@ def test_a_bad_database_url_at_start_is_one_line(monkeypatch: pytest.MonkeyPatch
         # a worker whose Redis is down: was a ConnectionError traceback; no password shown
         ({"RWAOPT_REDIS_URL": "redis://:secret@127.0.0.1:1/0"}, ["worker", "--burst"], 3,
          "error: cannot reach Redis at redis://:***@127.0.0.1:1/0"),
+        # redis-py reads a password from the query too: not shown
+        ({"RWAOPT_REDIS_URL": "redis://127.0.0.1:1/0?password=secret"}, ["worker", "--burst"], 3,
+         "error: cannot reach Redis at redis://127.0.0.1:1/0 (RWAOPT_REDIS_URL)"),
+        # a port that is not a number: was "invalid literal for int() with base 10"
+        ({"RWAOPT_DATABASE_URL": "postgresql+psycopg://u:secret@db:abc/rwa"}, ["algorithms"], 2,
+         "error: RWAOPT_DATABASE_URL: use sqlite:///"),
         # a file where the report's directory goes: was a FileExistsError traceback
         ({}, ["reproduce", "tra", "--quick", "--out", "grid.yaml"], 2,
          "error: --out grid.yaml: cannot make the directory (it is a file)"),
@@ -184,6 +190,21 @@ def test_bad_settings_and_paths_are_one_line(
         get_settings.cache_clear()
     assert (result.exit_code, result.output.count("\n")) == (code, 1), result.output
     assert result.output.startswith(message) and "secret" not in result.output
+
+
+def test_a_refused_database_url_keeps_its_password_out_of_the_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Outside the CLI (uvicorn app.main:app) a refused setting is a pydantic error, whose
+    text used to quote the input: the URL with its password."""
+    from pydantic import ValidationError
+
+    from app.settings import Settings
+
+    monkeypatch.setenv("RWAOPT_DATABASE_URL", "postgresql+psycopg2://admin:secret@db:5432/rwa")
+    with pytest.raises(ValidationError) as raised:
+        Settings()
+    assert "database_url" in str(raised.value) and "secret" not in str(raised.value)
 
 
 @pytest.mark.parametrize("port", ["0", "65536"])
