@@ -234,11 +234,13 @@ def prepare(request: PlanRequest) -> PlanSpec:
             choices.append(AlgorithmChoice(a, ShapeMode.EXPLICIT, a.resolve(ring, params[a.name])))
         else:
             mode = per_algorithm.get(a.name, default_shape)
-            if not a.from_paper and per_algorithm.get(a.name) == ShapeMode.PAPER:
-                raise InvalidInputError(
-                    f"{a.name} is rwaopt's own, with no paper shape: plan its 'best' shape, or "
-                    "give its parameters"
-                )
+            if not a.from_paper and mode == ShapeMode.PAPER:
+                if a.name in per_algorithm:
+                    raise InvalidInputError(
+                        f"{a.name} is rwaopt's own, with no paper shape: plan its 'best' "
+                        "shape, or give its parameters"
+                    )
+                mode = ShapeMode.BEST  # "the papers' shapes" for the papers' algorithms
             choices.append(AlgorithmChoice(a, mode, a.paper_shape(ring)))
     if request.electrical and collective != Collective.ALLREDUCE:
         raise InvalidInputError(

@@ -421,26 +421,46 @@ def faster_shape(p: AlgorithmResult, index: int) -> BestByMessage | None:
     return None if found.parameters == p.parameters else found
 
 
+def faster_shape_text(
+    result: PlanResult,
+    p: AlgorithmResult,
+    index: int,
+    seconds: Callable[[float], str] = lambda t: f"{t:.6g} s",
+) -> str | None:
+    """The family's fastest shape at the `index`-th size when it is not the row's, as the
+    CLI's line and the page's cell say it: its shape, steps and time, its fraction of the
+    achievable it is measured against (the bound without the optics' limit when it is
+    optically infeasible, as for a row), and whether it is infeasible (it is feasible only
+    as the search's fastest feasible shape here: same shape, same time, so routed the same)."""
+    found = faster_shape(p, index)
+    if found is None or p.shapes.search is None:
+        return None
+    feasible_ones = p.shapes.search.best_feasible_by_message[index : index + 1]
+    infeasible = bool(feasible_ones) and (
+        feasible_ones[0] is None
+        or (feasible_ones[0].parameters, feasible_ones[0].time_s)
+        != (found.parameters, found.time_s)
+    )
+    share = ""
+    if index < len(result.achievable):
+        bound = result.achievable[index]
+        limit = bound.bound_without_optics_s if infeasible else bound.bound_s
+        share = f" ({limit / found.time_s:.1%} of the achievable)"
+    return (
+        f"{parameters_text(found.parameters)}: {counted(found.true_steps, 'step')}, "
+        f"{seconds(found.time_s)}{share}" + (", optically infeasible" if infeasible else "")
+    )
+
+
 def _best_by_size_lines(result: PlanResult, p: AlgorithmResult) -> list[str]:
     """Where another shape of the family is fastest at a message size than the row's (the
     row is the first size's best), that shape and its time: the recommendation may name it,
     and the table's row alone would not show its time."""
-    search = p.shapes.search
-    if search is None:
-        return []
     out = []
-    for i, found in enumerate(search.best_by_message):
-        if faster_shape(p, i) is None:
-            continue
-        bound = result.achievable[i].bound_s if i < len(result.achievable) else None
-        share = "" if bound is None else f" ({bound / found.time_s:.1%} of the achievable)"
-        feasible = search.best_feasible_by_message[i : i + 1]
-        infeasible = bool(feasible) and (
-            feasible[0] is None or feasible[0].parameters != found.parameters
-        )
-        out.append(
-            f"  at {size_text(found.message_bytes)} the fastest {p.algorithm} is "
-            f"{parameters_text(found.parameters)}: {counted(found.true_steps, 'step')}, "
-            f"{found.time_s:.6g} s{share}" + (", optically infeasible" if infeasible else "")
-        )
+    for i, timing in enumerate(p.timings):
+        text = faster_shape_text(result, p, i)
+        if text is not None:
+            out.append(
+                f"  at {size_text(timing.message_bytes)} the fastest {p.algorithm} is {text}"
+            )
     return out

@@ -462,7 +462,8 @@ class PlanRequest(SolveSettings):
             description="which shape of each algorithm to report: 'paper' (what the paper's "
             "formulas choose) or 'best' (least true time, searched on true RWA); one for all, "
             "or per algorithm name. An algorithm given `parameters` is planned at that "
-            "explicit shape",
+            "explicit shape; one of no paper (synth, optimal) at its best under 'paper' for "
+            "all, and asking 'paper' for it by name is refused",
         ),
     ] = ShapeMode.BEST
     search_budget_s: Annotated[

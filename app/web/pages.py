@@ -36,7 +36,7 @@ from app.persistence.store import PlanStore, ReproductionStore, SweepStore
 from app.presentation.text import (
     REDUCE_THEN_BROADCAST_FAMILIES,
     exact_text,
-    faster_shape,
+    faster_shape_text,
     no_reach_text,
 )
 from app.schemas.documents import ReproductionDocument
@@ -77,7 +77,7 @@ def _environment() -> Environment:
     env.filters["row_verdict"] = row_verdict
     env.globals["reduce_then_broadcast_families"] = REDUCE_THEN_BROADCAST_FAMILIES
     env.globals["exact_text"] = partial(exact_text, seconds=seconds_text)
-    env.globals["faster_shape"] = faster_shape
+    env.globals["faster_shape_text"] = partial(faster_shape_text, seconds=seconds_text)
     env.globals["no_reach_text"] = no_reach_text
     return env
 

@@ -11,7 +11,6 @@ from pydantic import BaseModel
 from app.presentation.text import (
     fact_text,
     feasibility_verdict,
-    parameters_text,
     shape_text,
     size_text,
 )
@@ -114,7 +113,6 @@ FILTERS = {
     "number": number_text,
     "size": bytes_text,
     "shape": shape_text,
-    "parameters": parameters_text,
     "claim": claim_text,
     "verdict": verdict,
     "feasibility": feasibility_verdict,

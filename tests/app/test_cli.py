@@ -552,3 +552,31 @@ def test_the_catalog_text_gives_whole_claims_as_integers() -> None:
     assert code == 0
     (ne,) = [line for line in out.splitlines() if line.startswith("allgather  ne ")]
     assert ne.endswith("N / 2  = 512")  # N / 2 is computed as a float: it read 512.0
+
+
+def test_a_faster_shape_that_is_infeasible_is_marked_and_measured_without_the_optics() -> None:
+    """The line for a shape fastest at another size: when the search's fastest feasible
+    shape there is not that shape (here: none), it says 'optically infeasible' and measures
+    it against the bound without the optics' limit, as rows of infeasible shapes are."""
+    from app.presentation.text import faster_shape_text
+    from app.schemas.results import PlanResult
+
+    args = ("plan", "--collective", "reducescatter", "--nodes", "16", "--wavelengths", "8",
+            "--message-bytes", "4KiB", "--message-bytes", "64MiB", "--json")  # fmt: skip
+    code, out, _ = run(*args)
+    assert code == 0
+    result = PlanResult.model_validate_json(out)
+    (synth,) = result.algorithms
+    search = synth.shapes.search
+    assert search is not None
+    found = search.best_by_message[1]
+    bound = result.achievable[1]
+    feasible = faster_shape_text(result, synth, 1)
+    assert feasible is not None and not feasible.endswith("optically infeasible")
+    assert f"({bound.bound_s / found.time_s:.1%} of the achievable)" in feasible
+    assert faster_shape_text(result, synth, 0) is None  # the row's own shape
+    search.best_feasible_by_message[1] = None
+    bound.bound_without_optics_s = bound.bound_s / 2  # so the two bounds tell apart
+    infeasible = faster_shape_text(result, synth, 1)
+    assert infeasible is not None and infeasible.endswith(", optically infeasible")
+    assert f"({bound.bound_without_optics_s / found.time_s:.1%} of the achievable)" in infeasible

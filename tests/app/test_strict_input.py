@@ -319,3 +319,9 @@ def test_the_paper_shape_of_an_algorithm_of_no_paper_is_refused() -> None:
     r = client.post("/api/v1/plans", json=body)
     assert r.status_code == 400
     assert r.json()["message"].startswith("synth is rwaopt's own, with no paper shape")
+    # 'paper' for all: the papers' algorithms at theirs, synth at its best (it was planned at
+    # its default shape and reported as 'paper')
+    r = client.post("/api/v1/plans", json=body | {"shape": "paper"})
+    assert r.status_code in (200, 201), r.text
+    shapes = {a["algorithm"]: a["shape"] for a in r.json()["result"]["algorithms"]}
+    assert shapes == {"synth": "best", "ring": "paper"}
