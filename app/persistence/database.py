@@ -150,12 +150,18 @@ def migrate(url: str) -> None:
 @contextmanager
 def _file_lock(url: str) -> Iterator[None]:
     """An exclusive lock on `<database>-migrate.lock` beside a SQLite file; nothing for
-    other databases or an in-memory SQLite (one process only)."""
+    other databases, an in-memory SQLite (one process only), or a file whose directory is
+    missing (SQLite then fails to open it, with its own error)."""
     parsed = make_url(url)
-    if not parsed.drivername.startswith("sqlite") or parsed.database in (None, "", ":memory:"):
+    database = parsed.database
+    if (
+        not parsed.drivername.startswith("sqlite")
+        or database in (None, "", ":memory:")
+        or not Path(database).parent.is_dir()
+    ):
         yield
         return
-    with open(f"{parsed.database}-migrate.lock", "a") as handle:
+    with open(f"{database}-migrate.lock", "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield

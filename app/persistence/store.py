@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar, cast
 
-from sqlalchemy import CursorResult, Result, delete, func, select, update
+from sqlalchemy import CursorResult, Result, delete, func, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -252,6 +252,7 @@ class PlanStore(JobStore[PlanRow]):
 
     def delete(self, plan_id: str, owner: str | None = None) -> bool:
         with self._sessions.begin() as session:
+            _owner_lock(session, owner)
             if self._visible(session, plan_id, owner) is None:
                 return False
             session.execute(delete(SolutionRow).where(SolutionRow.plan_id == plan_id))
@@ -269,6 +270,19 @@ class PlanStore(JobStore[PlanRow]):
         with self._sessions() as session:
             for name, index, data in session.execute(query.execution_options(yield_per=16)):
                 yield Solution(name, index, data)
+
+
+def _owner_lock(session: Session, owner: str | None) -> None:
+    """Serialize, per owner, the transactions that reuse or delete the owner's plans (a sweep's
+    creation against DELETE of a plan or of a finished sweep): otherwise a sweep could reuse
+    a plan that a concurrent DELETE removes, its point then counted failed ('deleted') though
+    the POST answered it `cached`. PostgreSQL: a transaction-scoped advisory lock taken
+    before any row lock; SQLite writes are serialized by the database already."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(
+            text("SELECT pg_advisory_xact_lock(hashtext(:key))"),
+            {"key": f"rwaopt-owner:{owner or ''}"},
+        )
 
 
 def _document(row: PlanRow) -> PlanDocument:
@@ -395,6 +409,7 @@ class SweepStore(JobStore[SweepTableRow]):
         )
         new: list[str] = []
         with self._sessions.begin() as session:
+            _owner_lock(session, owner)
             session.add(sweep)
             session.flush()
             for index, (point, key) in enumerate(zip(points, hashes, strict=True)):
@@ -489,6 +504,7 @@ class SweepStore(JobStore[SweepTableRow]):
         to be stopped (cancelled ones, or deleted ones still unfinished), or None when there
         is no such sweep."""
         with self._sessions.begin() as session:
+            _owner_lock(session, owner)
             sweep = self._locked(session, sweep_id, owner)
             if sweep is None:
                 return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 from collections.abc import Callable, Mapping
 
@@ -49,7 +50,7 @@ def whole_text(value: float) -> str:
 
 def counted(count: float, noun: str) -> str:
     """'1 true step', '6 true steps', '1 piece': a count and its noun (plural in 's')."""
-    return f"{count:g} {noun}" + ("" if count == 1 else "s")
+    return f"{whole_text(count)} {noun}" + ("" if count == 1 else "s")
 
 
 def size_text(message_bytes: float) -> str:
@@ -65,7 +66,8 @@ def size_text(message_bytes: float) -> str:
     if exact:
         return min(exact, key=len)  # min keeps the first (binary) of equal lengths
     for unit, scale in DECIMAL_UNITS:
-        if message_bytes >= scale:
+        # the largest unit it rounds to at least 1 of (999999 B: 1 MB, not 1000 kB)
+        if float(f"{message_bytes / scale:.4g}") >= 1:
             return f"{message_bytes / scale:.4g} {unit}"
     return f"{message_bytes:g} B"
 
@@ -235,13 +237,15 @@ def exact_text(
         "per item, "
         "one piece per lightpath)"
     )
-    faster = [
-        (p.timings[index].time_s, p.algorithm)
-        for p in result.algorithms
-        if p.algorithm != "optimal"
-        and len(p.timings) > index
-        and p.timings[index].time_s < a.exact_s * (1 - 1e-9)
-    ]
+    faster = []
+    for p in result.algorithms:
+        if p.algorithm == "optimal" or len(p.timings) <= index:
+            continue
+        # the row's shape, or the family's fastest at this size (what the advice may name)
+        other = faster_shape(p, index)
+        time_s = min(p.timings[index].time_s, math.inf if other is None else other.time_s)
+        if time_s < a.exact_s * (1 - 1e-9):
+            faster.append((time_s, p.algorithm))
     if faster:
         time_s, name = min(faster)
         text += f", which {name} beats at {seconds(time_s)} by bundling or finer pieces"
@@ -287,7 +291,7 @@ def _achievable_lines(result: PlanResult) -> list[str]:
                 f"no faster than {a.reduce_then_broadcast_s:.6g} s "
                 f"({a.reduce_then_broadcast_s / a.bound_s:.3g}x the achievable)"
             )
-    if any(not p.feasibility.feasible for p in result.algorithms):
+    if note is None and any(not p.feasibility.feasible for p in result.algorithms):
         out.append(
             "(optically infeasible algorithms are measured against the bound without the "
             "optics' hop limit: "

@@ -275,7 +275,10 @@ class TimingResult(Mirror):
     message_bytes: float
     item_bytes: float = Field(description="bytes one lightpath carries per slot")
     time_s: float = Field(description="true steps x slot time")
-    claimed_time_s: float | None = Field(description="closed-form steps x slot time")
+    claimed_time_s: float | None = Field(
+        description="the closed form's steps, each at the mean slot time of the algorithm's "
+        "stages (steps x slot time where every lightpath carries the same item)"
+    )
     hardware_bound_s: float = Field(
         description="SPEC 3's hardware bound: what a node must receive over its 2 F w "
         "channels, plus one reconfiguration (a term of the achievable bound)"

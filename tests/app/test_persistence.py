@@ -156,3 +156,40 @@ def test_a_request_stored_before_a_rule_was_added_still_reads_back(database_url:
     document, _ = sweeps.create(sweep, [f"hash-{i}" for i in range(len(sweep.points()))])
     read = sweeps.get(document.id)
     assert read is not None and read.request.message_sizes_bytes == [64, 64]
+
+
+def test_deleting_the_owners_plans_waits_for_a_sweep_reusing_them() -> None:
+    """PostgreSQL: a sweep's creation (which may reuse the owner's plans), DELETE of a plan
+    and DELETE of a finished sweep take the owner's advisory lock first, so a sweep never
+    reuses a plan a concurrent DELETE removes. Held here by one transaction, the plan's
+    DELETE waits for it; another owner's does not."""
+    import threading
+    import time
+
+    from app.persistence.database import session_factory
+    from app.persistence.store import _owner_lock
+
+    with fresh_postgres() as url:
+        store = PlanStore(url)
+        store.migrate()
+        mine = store.create(PlanRequest.model_validate(SMALL), owner="key-a")
+        theirs = store.create(PlanRequest.model_validate(SMALL), owner="key-b")
+        done: dict[str, float] = {}
+
+        def delete(plan_id: str, owner: str) -> None:
+            assert store.delete(plan_id, owner)
+            done[owner] = time.monotonic()
+
+        with session_factory(url).begin() as held:
+            _owner_lock(held, "key-a")
+            waiting = threading.Thread(target=delete, args=(mine.id, "key-a"))
+            free = threading.Thread(target=delete, args=(theirs.id, "key-b"))
+            waiting.start()
+            free.start()
+            free.join(timeout=10)
+            time.sleep(0.5)
+            assert "key-b" in done and "key-a" not in done
+            released = time.monotonic()
+        waiting.join(timeout=10)
+        assert done["key-a"] >= released
+        assert store.get(mine.id) is None and store.get(theirs.id) is None
