@@ -324,8 +324,9 @@ def within_hops(stage: Stage, max_hops: int) -> Stage:
         )
         raise AlgorithmRefusedError(
             f"{stage.label or 'a stage'}: the lightpath {int(s[i])} -> {int(d[i])} needs "
-            f"{shortest} hops, more than the limit of {max_hops}; raise the limit (or the "
-            "laser power) or choose another algorithm",
+            f"{shortest} hops, more than the limit of {max_hops}; raise the limit "
+            "(max_lightpath_hops; under 'loss_budget', the laser power) or choose another "
+            "algorithm",
             {"source": int(s[i]), "destination": int(d[i]), "hops": shortest, "max_hops": max_hops},
         )
     allowed = np.where(cw_ok & ccw_ok, ANY_DIRECTION, np.where(cw_ok, Direction.CW, Direction.CCW))

@@ -9,6 +9,7 @@ import math
 import re
 from collections.abc import Callable, Mapping
 
+from app.schemas.requests import PlanRequest
 from app.schemas.results import (
     AlgorithmResult,
     BestByMessage,
@@ -41,6 +42,39 @@ def parse_size(text: str) -> float:
             + " (e.g. 1MiB; any case)"
         )
     return float(match.group(1)) * UNITS.get(unit, 1)
+
+
+SHOWN_ELSEWHERE = ("ring", "collective", "algorithms", "message_sizes_bytes", "workloads")
+
+
+def settings_text(request: PlanRequest) -> str | None:
+    """The plan's settings that differ from their defaults, as the request names them
+    ('optics.laser_power_dbm = -30, max_lightpath_hops = 6'): what decided the result beyond
+    the ring, the collective and the sizes (the planner page's summary). None: all default."""
+    defaults = PlanRequest.model_construct().model_dump(mode="json")
+    given = request.model_dump(mode="json")
+    out = []
+    for name, value in given.items():
+        if name in SHOWN_ELSEWHERE or name not in defaults:
+            continue
+        default = defaults[name]
+        if isinstance(value, dict) and isinstance(default, dict):
+            out += [
+                f"{name}.{key} = {_setting(item)}"
+                for key, item in value.items()
+                if item != default.get(key)
+            ]
+        elif value != default:
+            out.append(f"{name} = {_setting(value)}")
+    return ", ".join(out) or None
+
+
+def _setting(value: object) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, dict | list):
+        return json.dumps(value, separators=(", ", ": "))
+    return str(value)
 
 
 def whole_text(value: float) -> str:

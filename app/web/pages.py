@@ -38,9 +38,10 @@ from app.presentation.text import (
     exact_text,
     faster_shape_text,
     no_reach_text,
+    settings_text,
 )
 from app.schemas.documents import ReproductionDocument
-from app.schemas.requests import HardwareSpec, OpticsSpec
+from app.schemas.requests import MAX_NODES, HardwareSpec, OpticsSpec
 from app.schemas.results import CatalogEntry
 from app.schemas.sweeps import RING_AXES
 from app.service import catalog
@@ -79,6 +80,8 @@ def _environment() -> Environment:
     env.globals["exact_text"] = partial(exact_text, seconds=seconds_text)
     env.globals["faster_shape_text"] = partial(faster_shape_text, seconds=seconds_text)
     env.globals["no_reach_text"] = no_reach_text
+    env.globals["max_nodes"] = MAX_NODES
+    env.globals["settings_text"] = settings_text
     return env
 
 

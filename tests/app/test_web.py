@@ -432,3 +432,26 @@ def test_api_key_in_chromium(keyed_server: Server) -> None:
             chrome.only_to(keyed_server)
         finally:
             chrome.browser.close()
+
+
+def test_the_plan_page_states_the_settings_beyond_the_defaults(client: TestClient) -> None:
+    """Laser power and the hop limit decide feasibility; the page showed neither (and said
+    'the defaults are assumptions' beside a plan that set its own)."""
+    body = EIGHT | {"optics": {"laser_power_dbm": 9}, "max_lightpath_hops": 3}
+    doc = client.post("/api/v1/plans", json=body).json()
+    page = client.get(f"/plans/{doc['id']}").text
+    assert (
+        'Beyond the defaults: <span class="settings">time_limit_s = 5.0, '
+        "optics.laser_power_dbm = 9.0, max_lightpath_hops = 3</span>."
+    ) in page
+    budget = doc["result"]["algorithms"][0]["feasibility"]["budget"]
+    assert f"reliable up to {budget['max_lightpath_hops']} hops" in page
+    plain = client.get(f"/plans/{client.post('/api/v1/plans', json=EIGHT).json()['id']}").text
+    assert "Beyond the defaults" in plain  # EIGHT's own time limit, 5 s
+    assert "optics." not in plain.split("Beyond the defaults")[1].split("</p>")[0]
+
+
+def test_the_form_offers_the_schemas_ring_sizes(client: TestClient) -> None:
+    from app.schemas.requests import MAX_NODES
+
+    assert f"GPUs on the ring, 2 to {MAX_NODES}" in client.get("/").text  # said 4096

@@ -179,6 +179,12 @@
     const error = document.getElementById("form-error");
     showCollective(form);
     form.elements.collective.addEventListener("change", () => showCollective(form));
+    // Back to this page: the browser restores the fields (the collective too) without a
+    // change event, and may restore the page itself with the button still disabled.
+    window.addEventListener("pageshow", () => {
+      showCollective(form);
+      document.getElementById("plan-button").disabled = false;
+    });
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       say("", error);
