@@ -375,6 +375,21 @@ def test_plan_form_in_chromium(server: Server) -> None:
             assert doc["request"]["message_sizes_bytes"] == [65536, 4194304]
             assert shown == _expected(doc)
             _until(page, "document.querySelector('#plot-time').naturalWidth > 0")  # the plot
+            # only the status is a live region (the part is replaced at every poll)
+            assert page.get_attribute("#part", "aria-live") is None
+            assert page.get_attribute("#announce", "aria-live") == "polite"
+            _until(page, "document.querySelector('#announce').textContent === 'status: done'")
+
+            # Back to the form: the restored collective's algorithms are the ones shown
+            page.goto(server.base + "/")
+            page.select_option("#collective", "allreduce")
+            page.go_back()
+            page.go_forward()
+            shown_for = page.eval_on_selector_all(
+                "#algorithms label[data-collective]:not([hidden])",
+                "labels => [...new Set(labels.map(l => l.dataset.collective))]",
+            )
+            assert shown_for == [page.input_value("#collective")]
 
             # A plan that fails in its job: through the "more" fold, followed to its error.
             page.goto(server.base + "/")

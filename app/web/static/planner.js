@@ -90,6 +90,16 @@
     }
   }
 
+  // Screen readers hear the job's status when it changes (the part is replaced at every poll).
+  let announced = null;
+  function announce() {
+    const status = part.querySelector("#status");
+    const live = document.getElementById("announce");
+    if (!status || !live || status.textContent === announced) return;
+    announced = status.textContent;
+    live.textContent = `status: ${announced}`;
+  }
+
   async function load(url, quiet) {
     clearTimeout(timer);
     if (!url) return;
@@ -101,6 +111,7 @@
       const html = await (await call(url)).text();
       part.dataset.part = url;
       part.innerHTML = html;
+      announce();
       say("");
       settle();
     } catch (error) {
