@@ -112,11 +112,11 @@ class JobStore(Generic[Row]):
         return row
 
     def _page(
-        self, session: Session, offset: int, limit: int, owner: str | None
+        self, session: Session, offset: int, limit: int, owner: str | None, *only: Any
     ) -> tuple[int, list[Row]]:
-        """Newest first; with `owner`, only that key's."""
+        """Newest first; with `owner`, only that key's; `only`: further conditions."""
         row = self.row
-        where = [] if owner is None else [row.owner == owner]
+        where = [*([] if owner is None else [row.owner == owner]), *only]
         total = session.scalar(select(func.count()).select_from(row).where(*where)) or 0
         rows = session.scalars(
             select(row)
@@ -244,10 +244,13 @@ class PlanStore(JobStore[PlanRow]):
             return None if row is None else _document(row)
 
     def page(
-        self, offset: int, limit: int, owner: str | None = None
+        self, offset: int, limit: int, owner: str | None = None, posted_only: bool = False
     ) -> tuple[int, list[PlanDocument]]:
+        """Newest first; `posted_only`: without the plans sweeps made for their points (the
+        planner's recent list, which they filled)."""
+        only = [PlanRow.origin.is_(None)] if posted_only else []
         with self._sessions() as session:
-            total, rows = self._page(session, offset, limit, owner)
+            total, rows = self._page(session, offset, limit, owner, *only)
             return total, [_document(row) for row in rows]
 
     def delete(self, plan_id: str, owner: str | None = None) -> bool:

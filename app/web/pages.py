@@ -196,7 +196,7 @@ def recent_part(owner: str | None) -> Markup:
     url = _url()
     return _render(
         "recent_part.html",
-        plans=PlanStore(url).page(0, RECENT, owner),
+        plans=PlanStore(url).page(0, RECENT, owner, posted_only=True),
         sweeps=SweepStore(url).page(0, RECENT, owner),
         reproductions=_Reproductions(url).page(RECENT, owner),
     )

@@ -201,6 +201,11 @@ def test_sweep_and_reproduction_pages(client: TestClient, settings_env: str) -> 
     assert f'href="/api/v1/reproductions/{job.id}/files/report.md"' in page
     recent = client.get("/").text
     assert f'href="/sweeps/{sweep["id"]}"' in recent and f'href="/reproductions/{job.id}"' in recent
+    # the sweep's points are its own page's, not recent plans (they filled the list)
+    made = {row["plan_id"] for row in rows}
+    assert len(made) == 2 and not any(f'href="/plans/{plan_id}"' in recent for plan_id in made)
+    posted = client.post("/api/v1/plans", json=EIGHT).json()
+    assert f'href="/plans/{posted["id"]}"' in client.get("/").text
 
 
 def test_nothing_comes_from_outside(client: TestClient) -> None:
@@ -470,3 +475,15 @@ def test_the_form_offers_the_schemas_ring_sizes(client: TestClient) -> None:
     from app.schemas.requests import MAX_NODES
 
     assert f"GPUs on the ring, 2 to {MAX_NODES}" in client.get("/").text  # said 4096
+
+
+def test_rows_say_infeasible_in_words_not_colour_only(client: TestClient) -> None:
+    body = EIGHT | {"optics": {"laser_power_dbm": -10}, "algorithms": ["ring", "osm"]}
+    doc = client.post("/api/v1/plans", json=body).json()
+    algorithms = doc["result"]["algorithms"]
+    assert not any(a["feasibility"]["feasible"] for a in algorithms)
+    page = client.get(f"/plans/{doc['id']}").text
+    table = page.split('id="algorithms"')[1].split("</table>")[0]
+    assert table.count('<span class="chip infeasible">infeasible</span>') == len(algorithms)
+    gaps = sum(not a["steps_optimal"] for a in algorithms)
+    assert table.count('<span class="chip gap">gap</span>') == gaps
