@@ -369,6 +369,10 @@ def test_plan_form_in_chromium(server: Server) -> None:
             )
             assert status == 422
             assert json.loads(body)["message"] in page.inner_text("#form-error")
+            # said beside the form's own words for the field, which gets the focus
+            assert page.inner_text("#form-error").startswith("nodes N: invalid_input: ")
+            assert page.get_attribute("input[name='ring.nodes']", "aria-invalid") == "true"
+            assert page.evaluate("document.activeElement.name") == "ring.nodes"
 
             _plan_form(page, 8, 4, "64 KiB, 4 MiB")
             page.click("#plan-button")

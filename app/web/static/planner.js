@@ -33,13 +33,15 @@
     }
     if (!response.ok) {
       let text = `${response.status} ${response.statusText}`;
+      let detail = null;
       try {
         const body = await response.json();
         if (body && body.message) text = `${body.code}: ${body.message}`;
+        detail = body && body.detail;
       } catch (_) {
         // not the API's error format: the status line says it
       }
-      throw Object.assign(new Error(text), { status: response.status });
+      throw Object.assign(new Error(text), { status: response.status, detail });
     }
     return response;
   }
@@ -178,6 +180,26 @@
     return body;
   }
 
+  // The form's input a validation error points at (its `loc`, e.g. ring.nodes or
+  // message_sizes_bytes.0), with its label as the page words it; null if none matches.
+  function fieldAt(form, detail) {
+    for (const input of form.querySelectorAll("[aria-invalid]")) {
+      input.removeAttribute("aria-invalid");
+    }
+    const loc = detail && detail.errors && detail.errors[0] && detail.errors[0].loc;
+    if (!Array.isArray(loc)) return null;
+    const path = loc.filter((part) => part !== "body").map(String);
+    if (path[0] === "message_sizes_bytes") path.splice(0, path.length, "message_sizes");
+    for (let n = path.length; n > 0; n -= 1) {
+      const input = form.querySelector(`[name="${CSS.escape(path.slice(0, n).join("."))}"]`);
+      if (input) {
+        const span = input.closest("label") && input.closest("label").querySelector("span");
+        return { input, label: span ? span.textContent.trim() : input.name };
+      }
+    }
+    return null;
+  }
+
   function showCollective(form) {
     const chosen = form.elements.collective.value;
     for (const label of form.querySelectorAll("#algorithms label[data-collective]")) {
@@ -211,7 +233,12 @@
         const plan = await response.json();
         window.location.assign(`/plans/${encodeURIComponent(plan.id)}`);
       } catch (failure) {
-        say(failure.message, error);
+        const field = fieldAt(form, failure.detail);
+        say(field ? `${field.label}: ${failure.message}` : failure.message, error);
+        if (field) {
+          field.input.setAttribute("aria-invalid", "true");
+          field.input.focus();
+        }
         button.disabled = false;
       }
     });
