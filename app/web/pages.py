@@ -203,7 +203,18 @@ def recent_part(owner: str | None) -> Markup:
 
 
 def _paging(page: str, offset: int, total: int) -> dict[str, Any]:
-    """Where the previous and next pages of rows are (None: there is none)."""
+    """Where the previous and next pages of rows are (None: there is none). An offset past
+    the last row shows none ('rows 1001-56 of 56' read as if it did) and leads back."""
+    if offset >= total > 0:
+        return {
+            "page": page,
+            "first": 0,
+            "last": 0,
+            "total": total,
+            "before": max(0, total - PAGE_ROWS),
+            "after": None,
+            "past": True,
+        }
     before = max(0, offset - PAGE_ROWS) if offset > 0 else None
     after = offset + PAGE_ROWS if offset + PAGE_ROWS < total else None
     return {

@@ -188,6 +188,9 @@ def test_sweep_and_reproduction_pages(client: TestClient, settings_env: str) -> 
     assert page.count('<tr class="') == len(rows) == 4
     assert "/plots/steps-vs-nodes.svg" in page and "/results?format=csv" in page
     assert '<progress id="points" max="2" value="2">' in page  # 2 points, 2 algorithms each
+    past = client.get(f"/sweeps/{sweep['id']}", params={"offset": 1000}).text
+    assert "no rows past row 4" in past and "rows 1001" not in past  # read 'rows 1001-4 of 4'
+    assert f'href="/sweeps/{sweep["id"]}?offset=0"' in past
 
     store = ReproductionStore(settings_env)
     job = store.create(ReproductionRequest(targets=["tra"], quick=True))  # never submitted
