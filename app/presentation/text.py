@@ -237,6 +237,12 @@ def feasibility_verdict(f: Feasibility) -> str:
                 f"no: stage {st.index}: {st.failing}/{st.lightpaths} lightpaths fail "
                 f"({st.failing_power} power, {st.failing_ber} BER)"
             )
+            failing_stages = sum(1 for s in f.stages if s.failing)
+            if failing_stages > 1:
+                verdict += (
+                    f"; {f.failing_lightpaths} of {sum(s.lightpaths for s in f.stages)} "
+                    f"in {failing_stages} stages"
+                )
     if f.max_hops > f.closed_form.l_max_hops:
         verdict += " [longest lightpath exceeds L_max]"
     return verdict

@@ -590,3 +590,19 @@ def test_counts_stay_whole_numbers() -> None:
     assert counted(1, "true step") == "1 true step"
     assert counted(1_048_576, "step") == "1048576 steps"  # not 1.04858e+06
     assert counted(2.5, "piece") == "2.5 pieces"
+
+
+def test_the_optics_verdict_counts_every_failing_stage() -> None:
+    """It named the first failing stage only ('stage 0: 32/32 lightpaths fail'), while every
+    stage of the ring fails: the total follows."""
+    args = ("plan", "--collective", "allgather", "--nodes", "32", "--wavelengths", "8",
+            "--message-bytes", "1MiB", "--optics", "laser_power_dbm=-10", "--algorithm",
+            "ring")  # fmt: skip
+    code, out, _ = run(*args, "--json")
+    assert code == 0
+    f = json.loads(out)["algorithms"][0]["feasibility"]
+    failing = [s for s in f["stages"] if s["failing"]]
+    assert len(failing) == 31 and f["failing_lightpaths"] == sum(s["failing"] for s in failing)
+    code, text, _ = run(*args)
+    total = sum(s["lightpaths"] for s in f["stages"])
+    assert f"; {f['failing_lightpaths']} of {total} in 31 stages" in text
