@@ -620,15 +620,11 @@ def worker_command(
 
 def _worker_ready(settings: Settings) -> None:
     """Redis and the database answer (the database then migrated); else one line, exit 3."""
-    from sqlalchemy.engine import make_url
-
     from app.errors import UnavailableError
-    from app.jobs.queue import redis_reachable
+    from app.jobs.queue import redis_reachable, shown_redis_url
 
     if not redis_reachable(settings.redis_url):
-        # no query: redis-py also reads a password from ?password=
-        url = make_url(settings.redis_url).set(query={})
-        shown = url.render_as_string(hide_password=True)
+        shown = shown_redis_url(settings.redis_url)
         raise UnavailableError(f"cannot reach Redis at {shown} (RWAOPT_REDIS_URL)")
     _database(settings)
 

@@ -173,9 +173,9 @@ async def _in_pool(
             if shutting_down.is_set():
                 stop.set()
                 raise ShuttingDownError(
-                    "the server is shutting down; a plan stays stored and runs again at the "
-                    "next start (post it with wait=false and poll), a stage solve is lost: "
-                    "send it again"
+                    "the server is shutting down and this answer was not finished; nothing "
+                    "was stored: send it again once the server is back (a plan posted with "
+                    "wait=false is stored at once and runs again at the next start)"
                 )
     except asyncio.CancelledError:
         stop.set()

@@ -233,10 +233,11 @@ def _enqueue(job: Callable[[str, str, int | None], str], job_id: str, settings: 
 
     queue = Queue(settings.queue_name, connection=Redis.from_url(settings.redis_url))
     retries = settings.job_attempts - 1
+    # The job id only: RQ logs a job's arguments and keeps them in Redis (its description),
+    # and the database URL carries its password. Workers read RWAOPT_DATABASE_URL themselves.
     queue.enqueue(
         job,
         job_id,
-        settings.database_url,
         job_timeout=int(settings.max_solve_s) + 60,  # the horse is killed past it
         job_id=job_id,
         on_failure=Callback(on_job_failure),
@@ -271,7 +272,9 @@ def on_job_failure(job: Any, _connection: Any, kind: type, value: BaseException,
     (the reaper reports an abandoned job). With retries left the job is about to run again:
     its plan goes back to queued. Otherwise a still-unfinished plan is failed with the
     reason, so it does not stay `running` for ever."""
-    job_id, database_url = job.args[0], job.args[1]
+    job_id = job.args[0]
+    # the worker's own database (jobs carry their id only; older ones the URL too)
+    database_url = job.args[1] if len(job.args) > 1 else get_settings().database_url
     reproduction = str(job.func_name).endswith("run_reproduction_job")
     store: PlanStore | ReproductionStore = (
         ReproductionStore(database_url) if reproduction else PlanStore(database_url)
@@ -282,9 +285,15 @@ def on_job_failure(job: Any, _connection: Any, kind: type, value: BaseException,
         )
         store.requeue(job_id)
         return
+    why = f"{kind.__name__}: {value}" if str(value) else kind.__name__
+    smaller = (
+        "quick=true or fewer targets"
+        if reproduction
+        else "a shorter time limit or a smaller ring"
+    )
     failure = WorkerFailedError(
-        f"the worker stopped this job ({kind.__name__}: {value}) and its retries are used "
-        "up; post it again, perhaps with a shorter time limit, a smaller ring or quick=true"
+        f"the worker stopped this job ({why}) and its retries are used up; post it again, "
+        f"perhaps with {smaller}"
     )
     store.fail(job_id, error_body(failure))
 
@@ -306,8 +315,15 @@ def run_worker(settings: Settings | None = None, burst: bool = False) -> None:
 
     connection = Redis.from_url(settings.redis_url)
     queue = Queue(settings.queue_name, connection=connection)
+    # worker_ttl: an idle worker waits worker_ttl - 15 s in its blocking pop and heartbeats
+    # after it (RQ's default: 405 s, so `rwaopt worker --check` failed for idle workers);
+    # log_job_description off: a job's arguments are not for the log.
     worker = RwaoptWorker(
-        [queue], connection=connection, job_monitoring_interval=settings.worker_heartbeat_s
+        [queue],
+        connection=connection,
+        job_monitoring_interval=settings.worker_heartbeat_s,
+        worker_ttl=settings.worker_heartbeat_s + 15,
+        log_job_description=False,
     )
     stopping = threading.Event()
     reaper = threading.Thread(
@@ -318,6 +334,17 @@ def run_worker(settings: Settings | None = None, burst: bool = False) -> None:
         worker.work(burst=burst)
     finally:
         stopping.set()
+
+
+def shown_redis_url(url: str) -> str:
+    """The Redis URL for a message: without its password, in the userinfo or in the query
+    (redis-py reads `?password=` too)."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).set(query={}).render_as_string(hide_password=True)
+    except Exception:
+        return "RWAOPT_REDIS_URL"
 
 
 def redis_reachable(url: str) -> bool:
@@ -343,7 +370,8 @@ def worker_alive(settings: Settings) -> None:
         queue = Queue(settings.queue_name, connection=connection)
         workers = Worker.all(connection=connection, queue=queue)
     except Exception as error:
-        raise UnavailableError(f"Redis at {settings.redis_url} is unreachable: {error}") from None
+        shown = shown_redis_url(settings.redis_url)
+        raise UnavailableError(f"Redis at {shown} is unreachable: {error}") from None
     host = socket.gethostname()
     limit = timedelta(seconds=max(60, 3 * settings.worker_heartbeat_s))
     now = datetime.now(UTC)
@@ -382,5 +410,5 @@ def _reap(settings: Settings, stopping: threading.Event) -> None:
                     registry.cleanup()
                 finally:
                     queue.release_maintenance_lock()  # type: ignore[no-untyped-call]
-        except Exception:  # Redis away for a moment: try again next interval
-            log.exception("reaper: clean-up of %s failed", queue.name)
+        except Exception as error:  # Redis away for a moment: try again next interval
+            log.warning("reaper: clean-up of %s failed (%s); trying again", queue.name, error)

@@ -95,6 +95,35 @@ def test_rq_worker_solves_a_queued_plan(rq_client: TestClient) -> None:
     assert rq_client.get(f"/api/v1/plans/{doc['id']}/assignment").status_code == 200
 
 
+def test_a_queued_job_carries_its_id_only(rq_client: TestClient, rq_env: dict[str, str]) -> None:
+    """RQ logs a job's description (its arguments) and keeps it in Redis: the database URL,
+    password and all, was one of them. Workers read RWAOPT_DATABASE_URL themselves."""
+    from redis import Redis
+    from rq.job import Job
+
+    r = rq_client.post("/api/v1/plans", json=SMALL, params={"wait": "false"})
+    plan_id = r.json()["id"]
+    assert wait_until_finished(rq_client, plan_id)["status"] == "done"
+    job = Job.fetch(plan_id, connection=Redis.from_url(get_settings().redis_url))
+    assert job.args == (plan_id,)
+    assert rq_env["RWAOPT_DATABASE_URL"] not in (job.description or "")
+
+
+def test_an_idle_worker_heartbeats_within_the_health_checks_minute(
+    rq_client: TestClient, rq_env: dict[str, str]
+) -> None:
+    """RQ's default worker_ttl (420 s) made an idle worker heartbeat every 405 s, so
+    `rwaopt worker --check` (a heartbeat within a minute) failed for idle workers: it is
+    RWAOPT_WORKER_HEARTBEAT_S + 15 now, and the worker's key lives worker_ttl + 60 s."""
+    from redis import Redis
+    from rq import Queue, Worker
+
+    settings = get_settings()
+    connection = Redis.from_url(settings.redis_url)
+    (worker,) = Worker.all(queue=Queue(rq_env["RWAOPT_QUEUE_NAME"], connection=connection))
+    assert 0 < connection.ttl(worker.key) <= settings.worker_heartbeat_s + 15 + 60
+
+
 def test_rq_job_failure_is_reported(rq_client: TestClient) -> None:
     # An oversized exact model is refused at the request (413); a node-limited schedule
     # beyond the first-fit scheduler's limit is found only while solving, in the worker.
@@ -178,6 +207,33 @@ def test_unreachable_queue_is_503(client: TestClient, monkeypatch: pytest.Monkey
     assert client.get("/api/v1/plans").json()["total"] == before  # nothing left half-made
 
 
+def test_the_failure_callback_of_a_job_with_its_id_only_uses_the_workers_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from types import SimpleNamespace
+
+    from app.jobs.queue import on_job_failure
+
+    url = f"sqlite:///{tmp_path / 'jobs.db'}"
+    monkeypatch.setenv("RWAOPT_DATABASE_URL", url)
+    get_settings.cache_clear()
+    try:
+        store = PlanStore(url)
+        store.migrate()
+        row = store.create(PlanRequest.model_validate(SMALL), JobStatus.RUNNING)
+        job = SimpleNamespace(
+            args=(row.id,), func_name="app.jobs.queue.run_plan_job", retries_left=0
+        )
+        on_job_failure(job, None, RuntimeError, RuntimeError(""))
+    finally:
+        get_settings.cache_clear()
+    failed = store.get(row.id)
+    assert failed is not None and failed.error is not None
+    # an empty exception text is left out ('AbandonedJobError: )'), and a plan is not told
+    # to use quick=true (a reproduction's option)
+    assert "(RuntimeError)" in failed.error.message and "quick" not in failed.error.message
+
+
 def test_rq_failure_callback_marks_a_reproduction_failed(tmp_path: Path) -> None:
     from types import SimpleNamespace
 
@@ -211,3 +267,18 @@ def test_worker_health_check_fails_without_a_live_worker(monkeypatch: pytest.Mon
         get_settings.cache_clear()
     assert result.exit_code == 3
     assert "no worker of host" in result.output
+
+
+def test_the_health_check_keeps_the_redis_password_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from app.cli import cli
+
+    monkeypatch.setenv("RWAOPT_REDIS_URL", "redis://:secret@127.0.0.1:1/0?password=secret2")
+    get_settings.cache_clear()
+    try:
+        result = CliRunner().invoke(cli, ["worker", "--check"])
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 3 and "unreachable" in result.output
+    assert "secret" not in result.output
