@@ -403,27 +403,24 @@ class LazyProgress:
             return
         if self.bar is None:
             from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-            )
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
             self.bar = Progress(
                 TextColumn("{task.description:<8}"),
                 BarColumn(),
                 MofNCompleteColumn(),
                 TextColumn("stages"),
-                TimeElapsedColumn(),
+                # since the plan started: a task's own clock starts at its first report,
+                # often its last too (rich's elapsed column read 0:00:00)
+                TextColumn("{task.fields[since]}"),
                 console=Console(stderr=True),
                 transient=False,
             )
             self.bar.start()
+        since = f"{time.monotonic() - self.started:.1f} s"
         if name not in self.tasks:
-            self.tasks[name] = self.bar.add_task(name, total=total)
-        self.bar.update(self.tasks[name], completed=done)
+            self.tasks[name] = self.bar.add_task(name, total=total, since=since)
+        self.bar.update(self.tasks[name], completed=done, since=since)
 
 
 @cli.command("reproduce")

@@ -606,3 +606,19 @@ def test_the_optics_verdict_counts_every_failing_stage() -> None:
     code, text, _ = run(*args)
     total = sum(s["lightpaths"] for s in f["stages"])
     assert f"; {f['failing_lightpaths']} of {total} in 31 stages" in text
+
+
+def test_the_progress_bar_counts_from_the_plans_start() -> None:
+    """Rich's elapsed column timed each algorithm from its first report (often its last):
+    it read 0:00:00. The bar gives the seconds since the plan started."""
+    import time
+
+    from app.cli import LazyProgress
+
+    progress = LazyProgress(enabled=True, delay_s=0.0)
+    progress.started = time.monotonic() - 3.0  # the plan began 3 s ago
+    progress.update("ring", 3, 3)
+    assert progress.bar is not None
+    progress.bar.stop()
+    (task,) = progress.bar.tasks
+    assert task.fields["since"].endswith(" s") and 3.0 <= float(task.fields["since"][:-2]) < 4
