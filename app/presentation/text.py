@@ -77,6 +77,13 @@ def _setting(value: object) -> str:
     return str(value)
 
 
+def ber_text(ber: float | None) -> str:
+    """A bit error rate: '2.01e-31'; one below the smallest double reads '< 1e-308', not 0."""
+    if ber is None:
+        return "-"
+    return "< 1e-308" if ber == 0 else f"{ber:.3g}"
+
+
 def whole_text(value: float) -> str:
     """A count as an integer when it is one (NE's N / 2 = 512, not 512.0), else as it is."""
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
@@ -216,7 +223,7 @@ def plan_text(result: PlanResult) -> str:
     for p in result.algorithms:
         f = p.feasibility
         margin = "-" if f.margin_db is None else f"{f.margin_db:.2f}"
-        ber = "-" if f.ber is None else f"{f.ber:.3g}"
+        ber = ber_text(f.ber)
         laser = "-" if f.min_laser_power_dbm is None else f"{f.min_laser_power_dbm:.2f}"
         out.append(
             f"{p.algorithm:<10}{f.max_hops:>6}{f.closed_form.l_max_hops:>8.4g}"

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from app.presentation.text import (
+    ber_text,
     fact_text,
     feasibility_verdict,
     shape_text,
@@ -113,6 +114,7 @@ FILTERS = {
     "number": number_text,
     "size": bytes_text,
     "shape": shape_text,
+    "ber": ber_text,
     "claim": claim_text,
     "verdict": verdict,
     "feasibility": feasibility_verdict,

@@ -171,7 +171,8 @@ def test_plan_golden(flag: tuple[str, ...], golden: str) -> None:
     Optics (eqs. 5-9, default parameters, eq. 9 read linearly): a ring lightpath i -> i+1 has
     1 hop, and its destination also transmits on the same fibre and slot, so 1 Rx neighbour:
     loss 1 + 0.1 = 1.1 dB, margin 10 - 1.1 - 1 = 7.90 dB, signal 8.9 dBm over noise
-    1e-4 + 1e-4 mW (-36.99 dBm): SNR 45.89 dB = a ratio of 3.9e4, BER 0.5 e^(-3.9e4/4) = 0;
+    1e-4 + 1e-4 mW (-36.99 dBm): SNR 45.89 dB = a ratio of 3.9e4, BER 0.5 e^(-3.9e4/4),
+    below the smallest double ("< 1e-308");
     BER 1e-9 needs a ratio of 4 ln(0.5e9) = 80.1 (19.04 dB), i.e. a laser of
     1.1 + 19.04 - 36.99 = -16.85 dBm, so power decides: 1.1 + 1 = 2.10 dBm. RD's longest
     lightpath has 2 hops: margin 7.80 dB, 2.20 dBm. L_max = N - 1 = 3. Neither has a shape
