@@ -143,9 +143,19 @@ def result_rows(sweep: SweepRequest, points: Iterable[SweepPoint]) -> Iterator[S
 CSV_COLUMNS = tuple(n for n in SweepRow.model_fields if n != "swept")
 
 
+def _cell(value: object) -> object:
+    """A swept value in a CSV cell: empty for null, JSON for an object or a list."""
+    if value is None:
+        return ""
+    return json.dumps(value) if isinstance(value, dict | list) else value
+
+
 def csv_lines(sweep: SweepRequest, rows: Iterable[SweepRow]) -> Iterator[str]:
-    """The rows as CSV: the swept axes beyond the ring as columns of their own."""
+    """The rows as CSV: the swept axes beyond the ring as columns of their own, named
+    `swept_<axis>` where the axis has a column's name already (`shape`: two columns of one
+    name, of which a reader keeps one), a text or number as it is, an object as JSON."""
     swept = [name for name in sweep.swept() if name not in (*RING_AXES, "collective")]
+    names = [f"swept_{name}" if name in CSV_COLUMNS else name for name in swept]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
 
@@ -155,11 +165,11 @@ def csv_lines(sweep: SweepRequest, rows: Iterable[SweepRow]) -> Iterator[str]:
         buffer.truncate()
         return text
 
-    writer.writerow([*CSV_COLUMNS, *swept])
+    writer.writerow([*CSV_COLUMNS, *names])
     yield flush()
     for row in rows:
         values = row.model_dump(mode="json")
         cells = ["" if values[c] is None else values[c] for c in CSV_COLUMNS]
-        extra = [json.dumps(row.swept[name]) for name in swept]
+        extra = [_cell(row.swept[name]) for name in swept]
         writer.writerow([*cells, *extra])
         yield flush()

@@ -104,3 +104,11 @@ def test_every_setting_is_in_the_readme_table() -> None:
         for name in re.findall(r"`(RWAOPT_\w+)`", line.split("|")[1])
     }
     assert {f"RWAOPT_{name.upper()}" for name in Settings.model_fields} <= rows
+
+
+def test_the_readme_names_every_sweep_csv_column() -> None:
+    from app.sweeps import CSV_COLUMNS
+
+    readme = (ROOT / "README.md").read_text()
+    paragraph = readme.split("Results have one row per point,")[1].split("A point an")[0]
+    assert [c for c in CSV_COLUMNS if not re.search(rf"\b{c}\b", paragraph)] == []

@@ -4,6 +4,7 @@ test_sweeps_rq.py; the CLI's in test_cli_sweep.py."""
 
 from __future__ import annotations
 
+import csv
 import itertools
 import json
 import time
@@ -358,6 +359,22 @@ def test_ndjson_and_csv_carry_the_same_rows(client: TestClient) -> None:
     csv_lines = client.get(base).text.strip().splitlines()
     assert len(csv_lines) == len(lines) + 1
     assert csv_lines[0].endswith(",error,time_limit_s")  # the swept option has a column
+    rows = list(csv.DictReader(csv_lines))
+    assert sorted({row["time_limit_s"] for row in rows}) == ["4.0", "5.0"]  # not JSON text
+
+
+def test_a_swept_option_named_like_a_column_gets_a_column_of_its_own(client: TestClient) -> None:
+    """Sweeping `shape` gave two columns named shape (a CSV reader keeps the last), the
+    swept one JSON-quoted ('"best"')."""
+    body = {**GRID, "nodes": 8, "wavelengths_per_fiber": 2, "fibers_per_direction": 1,
+            "algorithms": ["ring"], "message_sizes_bytes": [4096],
+            "shape": ["best", "paper"]}  # fmt: skip
+    doc = wait_finished(client, client.post("/api/v1/sweeps", json=body).json()["id"])
+    text = client.get(f"/api/v1/sweeps/{doc['id']}/results").text
+    header = text.splitlines()[0].split(",")
+    assert header.count("shape") == 1 and header[-1] == "swept_shape"
+    rows = list(csv.DictReader(text.splitlines()))
+    assert sorted(row["swept_shape"] for row in rows) == ["best", "paper"]
 
 
 def test_plots_and_paging(client: TestClient) -> None:
