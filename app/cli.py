@@ -99,6 +99,15 @@ def _run(work: Callable[[], T]) -> T:
         _fail(internal(error))
 
 
+def _keys_of(flag: str) -> str | None:
+    """The keys a key=value flag takes (--hardware, --optics), for an unknown key's error."""
+    from app.schemas.requests import HardwareSpec, OpticsSpec
+
+    models: dict[str, type[BaseModel]] = {"--hardware": HardwareSpec, "--optics": OpticsSpec}
+    model = models.get(flag)
+    return None if model is None else ", ".join(model.model_fields)
+
+
 def _validated(model: type[M], data: object, flags: Mapping[str, str] | None = FLAGS) -> M:
     """The request model, or an InvalidInputError naming the flag at fault (`flags`: where
     each field comes from on the command line; None for a file's fields, named as written)."""
@@ -117,6 +126,9 @@ def _validated(model: type[M], data: object, flags: Mapping[str, str] | None = F
             if flag is not None:
                 keyed = ("--optics", "--param", "--hardware")
                 key = loc[cut] if flag in keyed and cut < len(loc) else ""
+                known = _keys_of(flag) if first["type"] == "extra_forbidden" else None
+                if known is not None:
+                    message = f"not a key of {flag}; its keys: {known}"
                 raise InvalidInputError(f"{flag} {key}".strip() + f": {message}") from None
         if flags:  # a rule across fields names them as the request's JSON does: name the flags
             for field, flag in flags.items():
@@ -498,10 +510,13 @@ def sweep_command(
 
 
 def _read_grid(path: Path) -> object:
-    """A grid file as data: YAML (a superset of JSON) for .yaml/.yml, else JSON."""
+    """A grid file as data: YAML (a superset of JSON) for .yaml/.yml, else JSON. Its message
+    sizes may be written as on the command line ('1MiB', '64 KB'), like --message-bytes."""
     import json
 
     import yaml
+
+    from app.presentation.text import parse_size
 
     try:
         text = path.read_text()
@@ -509,10 +524,21 @@ def _read_grid(path: Path) -> object:
         raise InvalidInputError(f"cannot read {path}: {error.strerror}") from None
     is_yaml = path.suffix in (".yaml", ".yml")
     try:
-        return yaml.safe_load(text) if is_yaml else json.loads(text)
+        grid = yaml.safe_load(text) if is_yaml else json.loads(text)
     except (ValueError, yaml.YAMLError) as error:
         kind = "YAML" if is_yaml else "JSON"
         raise InvalidInputError(f"{path} is not valid {kind}: {error}") from None
+    if not isinstance(grid, dict):
+        raise InvalidInputError(
+            f"{path}: a grid is a mapping of plan options (collective: ..., nodes: [...]), "
+            f"not a {type(grid).__name__}"
+        )
+    sizes = grid.get("message_sizes_bytes")
+    if isinstance(sizes, list):
+        grid["message_sizes_bytes"] = [
+            parse_size(size) if isinstance(size, str) else size for size in sizes
+        ]
+    return grid
 
 
 @cli.command("serve")

@@ -251,7 +251,14 @@ PLAN8 = ("plan", "--collective", "allgather", "--nodes", "8", "--wavelengths", "
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (("--optics", "bogus=1"), "--optics bogus: Extra inputs are not permitted"),
+        (
+            ("--optics", "bogus=1"),
+            "--optics bogus: not a key of --optics; its keys: laser_power_dbm, ",
+        ),
+        (
+            ("--hardware", "bogus=1"),
+            "--hardware bogus: not a key of --hardware; its keys: bandwidth",
+        ),
         (("--optics", "laser_power_dbm=abc"), "--optics laser_power_dbm"),
         (("--optics", "laser_power_dbm"), "write key=value"),
         (("--max-hops", "x"), "give a number of hops or 'loss_budget'"),
@@ -264,8 +271,10 @@ PLAN8 = ("plan", "--collective", "allgather", "--nodes", "8", "--wavelengths", "
         # numbers given as key=value reach the schema as numbers, checked there
         (("--hardware", "flit_bytes=0"), "--hardware flit_bytes: Input should be greater than"),
         (("--hardware", "flit_bytes=32.5"), "--hardware flit_bytes: Input should be a valid int"),
-        (("--hardware", "flit_bytes=abc"),
-         "--hardware flit_bytes: a number is needed here, not the string 'abc'"),
+        (
+            ("--hardware", "flit_bytes=abc"),
+            "--hardware flit_bytes: a number is needed here, not the string 'abc'",
+        ),
         (("--algorithm", "all", "--algorithm", "ring"), "--algorithm all already names every"),
     ],
 )
@@ -287,9 +296,24 @@ def test_hardware_numbers_set_the_slot_time() -> None:
     ceil(4096 / flit) cycles at 4 GHz, so halving the flit adds 128 cycles = 32 ns."""
     times = []
     for flit in ("32", "16"):
-        code, out, _ = run("plan", "--collective", "allgather", "--nodes", "2", "--wavelengths",
-                           "1", "--message-bytes", "4096", "--algorithm", "ring", "--json",
-                           "--hardware", f"flit_bytes={flit}", "--hardware", "clock_ghz=4")
+        code, out, _ = run(
+            "plan",
+            "--collective",
+            "allgather",
+            "--nodes",
+            "2",
+            "--wavelengths",
+            "1",
+            "--message-bytes",
+            "4096",
+            "--algorithm",
+            "ring",
+            "--json",
+            "--hardware",
+            f"flit_bytes={flit}",
+            "--hardware",
+            "clock_ghz=4",
+        )
         assert code == 0
         times.append(json.loads(out)["algorithms"][0]["time_s"])
     assert times[0] == pytest.approx(4096 * 8 / 40e9 + 25e-6 + 128 / 4e9, rel=1e-12)
@@ -527,9 +551,7 @@ def test_rwa_text_gives_the_steps_bound_beside_the_steps(tmp_path: Path) -> None
     payload = json.loads(out)
     code, text, _ = run("rwa", "--input", str(path), "--max-tx", "1", "--max-rx", "1")
     assert code == 0
-    assert (
-        f"steps={payload['steps']} steps_lower_bound={payload['steps_lower_bound']} " in text
-    )
+    assert f"steps={payload['steps']} steps_lower_bound={payload['steps_lower_bound']} " in text
 
 
 def test_the_closest_to_feasible_is_the_faster_of_equal_shortfalls() -> None:
@@ -623,3 +645,19 @@ def test_the_progress_bar_counts_from_the_plans_start() -> None:
     progress.bar.stop()
     (task,) = progress.bar.tasks
     assert task.fields["since"].endswith(" s") and 3.0 <= float(task.fields["since"][:-2]) < 4
+
+
+def test_a_sweep_file_takes_sizes_as_the_command_line_does(tmp_path: Path) -> None:
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(
+        "nodes: [4]\nwavelengths_per_fiber: [1]\ncollective: allgather\n"
+        "message_sizes_bytes: [1MiB, 64 KiB, 4096]\nalgorithms: [ring]\n"
+    )
+    out = tmp_path / "rows.csv"
+    code, _, err = run("sweep", str(grid), "--out", str(out))
+    assert code == 0, err
+    sizes = {row["message_bytes"] for row in csv.DictReader(out.read_text().splitlines())}
+    assert sizes == {"1048576.0", "65536.0", "4096.0"}
+    grid.write_text("- nodes\n- collective\n")
+    code, _, err = run("sweep", str(grid))
+    assert code == 2 and "a grid is a mapping of plan options" in err and "not a list" in err
