@@ -160,16 +160,17 @@ def plan_text(result: PlanResult) -> str:
     optics table."""
     out: list[str] = []
     sizes = [t.message_bytes for t in result.algorithms[0].timings]
-    head = f"{'algorithm':<10}{'shape':<28}{'claimed':>14}{'true':>8}{'bound':>8}{'paper':>8}"
+    shapes = [shape_text(p) + ("" if p.steps_optimal else " (gap)") for p in result.algorithms]
+    wide = max(28, *(len(shape) + 2 for shape in shapes))  # a long shape keeps the columns
+    head = f"{'algorithm':<10}{'shape':<{wide}}{'claimed':>14}{'true':>8}{'bound':>8}{'paper':>8}"
     head += "".join(f"{size_text(m) + ' (s)':>14}{'of ach.':>9}" for m in sizes)
     out.append(head)
-    for p in result.algorithms:
+    for p, shape in zip(result.algorithms, shapes, strict=True):
         claim = p.claimed
         claimed = "-"
         if claim is not None and claim.value is not None:
             claimed = f"{claim.value:g}" + ("" if claim.unit == Unit.STEPS else f" {claim.unit}")
-        shape = shape_text(p) + ("" if p.steps_optimal else " (gap)")
-        line = f"{p.algorithm:<10}{shape:<28}{claimed:>14}{p.true_steps:>8}"
+        line = f"{p.algorithm:<10}{shape:<{wide}}{claimed:>14}{p.true_steps:>8}"
         line += f"{p.steps_lower_bound:>8}{p.shapes.paper.true_steps:>8}"
         line += "".join(
             f"{t.time_s:>14.6g}{t.fraction_of_achievable:>9.1%}" for t in p.timings

@@ -661,3 +661,13 @@ def test_a_sweep_file_takes_sizes_as_the_command_line_does(tmp_path: Path) -> No
     grid.write_text("- nodes\n- collective\n")
     code, _, err = run("sweep", str(grid))
     assert code == 2 and "a grid is a mapping of plan options" in err and "not a list" in err
+
+
+def test_the_table_columns_stay_aligned_under_a_long_shape() -> None:
+    code, out, _ = run("plan", "--collective", "allreduce", "--nodes", "64", "--wavelengths",
+                       "8", "--message-bytes", "4MiB", "--algorithm", "ring", "--algorithm",
+                       "synth")  # fmt: skip
+    assert code == 0
+    head, *rows = out.splitlines()[:3]
+    end = head.index("claimed") + len("claimed")  # right-aligned: every claim ends there
+    assert [row[:end].rstrip()[-1] for row in rows] == ["6", "-"]  # ring's 126, synth's none
