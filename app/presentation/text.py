@@ -324,7 +324,7 @@ def _achievable_lines(result: PlanResult) -> list[str]:
                 if a.decided_by is not None
                 else ""
             )
-            + f"lightpaths <= {a.hop_limit} hops; "
+            + f"lightpaths <= {counted(a.hop_limit, 'hop')}; "
             f"terms in s: {terms})"
         )
         exact = exact_text(result, index)
