@@ -1811,3 +1811,83 @@ SYNTHESIZED: dict[Collective, Callable[[int | None], Algorithm]] = {
     Collective.ALLTOALL: SynthAllToAll,
     Collective.REDUCESCATTER: SynthReduceScatter,
 }
+
+
+def synthesized(
+    collective: Collective,
+    hop_limit: int | None = None,
+    max_tx: int | None = None,
+    max_rx: int | None = None,
+) -> Algorithm:
+    """The collective's `synth` for the plan's limits. With a per-node limit L on the
+    lightpaths a node sends or receives per slot (max_tx / max_rx) below the channels C of a
+    direction, the shapes are built as on a ring of L channels: built for C, each node
+    sends up to C lightpaths of fewer pieces each, which the limit then serializes, so a
+    second fibre made synth slower (N = 8, w = 2, max_tx 1, all-reduce 2 x 4: 10 steps at
+    F = 1, 14 at F = 2); built for L it takes 8 at both. Routing and colouring stay on the
+    real ring (`stages` return the same nodes' demands)."""
+    algorithm = SYNTHESIZED[collective](hop_limit)
+    limits = [x for x in (max_tx, max_rx) if x is not None]
+    if not limits:
+        return algorithm
+    return NODE_LIMITED[collective](hop_limit, max(1, min(limits)))  # type: ignore[call-arg]
+
+
+
+class _CappedChannels:
+    """A synth family built on at most `per_node` channels a direction (`synthesized`);
+    routing and colouring stay on the real ring (the stages are the same nodes' demands)."""
+
+    per_node: int
+
+    def _capped(self, ring: Ring) -> Ring:
+        if ring.channels_per_direction <= self.per_node:
+            return ring
+        return Ring(ring.nodes, 1, self.per_node)
+
+    def fill_defaults(self, ring: Ring, given: Params) -> Params:
+        return super().fill_defaults(self._capped(ring), given)  # type: ignore[misc,no-any-return]
+
+    def refusal(self, ring: Ring, params: Params) -> str | None:
+        return super().refusal(self._capped(ring), params)  # type: ignore[misc,no-any-return]
+
+    def shape_candidates(self, ring: Ring) -> Iterator[Params]:
+        return super().shape_candidates(self._capped(ring))  # type: ignore[misc,no-any-return]
+
+    def stages(self, ring: Ring, params: Params) -> list[Stage]:
+        return super().stages(self._capped(ring), params)  # type: ignore[misc,no-any-return]
+
+    def schedule(self, ring: Ring, params: Params) -> Schedule:
+        return super().schedule(self._capped(ring), params)  # type: ignore[misc,no-any-return]
+
+    def stage_count(self, ring: Ring, params: Params) -> int:
+        return super().stage_count(self._capped(ring), params)  # type: ignore[misc,no-any-return]
+
+
+# Module-level classes, so that plans holding them pickle into the solver processes.
+@dataclass(eq=False)
+class NodeLimitedSynthAllGather(_CappedChannels, SynthAllGather):
+    per_node: int = 1
+
+
+@dataclass(eq=False)
+class NodeLimitedSynthAllReduce(_CappedChannels, SynthAllReduce):
+    per_node: int = 1
+
+
+@dataclass(eq=False)
+class NodeLimitedSynthAllToAll(_CappedChannels, SynthAllToAll):
+    per_node: int = 1
+
+
+@dataclass(eq=False)
+class NodeLimitedSynthReduceScatter(_CappedChannels, SynthReduceScatter):
+    per_node: int = 1
+
+
+NODE_LIMITED: dict[Collective, type[_Synthesized]] = {
+    Collective.ALLGATHER: NodeLimitedSynthAllGather,
+    Collective.ALLREDUCE: NodeLimitedSynthAllReduce,
+    Collective.ALLTOALL: NodeLimitedSynthAllToAll,
+    Collective.REDUCESCATTER: NodeLimitedSynthReduceScatter,
+}

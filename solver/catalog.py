@@ -11,7 +11,7 @@ from models.algorithms.base import Algorithm, Collective
 from models.algorithms.catalog import algorithms as paper_algorithms
 from models.algorithms.catalog import parse_collective
 from models.errors import UnknownAlgorithmError
-from models.synthesis import SYNTHESIZED
+from models.synthesis import SYNTHESIZED, synthesized
 from solver.optimal import OptimalSchedule, optimal_for
 
 
@@ -34,7 +34,7 @@ def computed(collective: Collective, limits: Limits) -> list[Algorithm]:
     )
     out: list[Algorithm] = []
     if collective in SYNTHESIZED:
-        out.append(SYNTHESIZED[collective](limits.hop_limit))
+        out.append(synthesized(collective, limits.hop_limit, limits.max_tx, limits.max_rx))
     return [*out, optimal]
 
 
