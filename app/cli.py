@@ -590,17 +590,17 @@ def _serving(host: str | None) -> Settings:
 
 
 def _database(settings: Settings) -> None:
-    """The database at RWAOPT_DATABASE_URL answers, then is migrated; else UnavailableError
-    (one line, exit 3: a missing directory of a SQLite file too)."""
+    """The database at RWAOPT_DATABASE_URL answers; else UnavailableError (one line, exit 3:
+    a missing directory of a SQLite file too). Whoever uses it migrates it (the API's
+    start-up, the worker, a local sweep)."""
     from sqlalchemy.engine import make_url
 
     from app.errors import UnavailableError
-    from app.persistence.database import migrate, reachable
+    from app.persistence.database import reachable
 
     if not reachable(settings.database_url):
         shown = make_url(settings.database_url).render_as_string(hide_password=True)
         raise UnavailableError(f"cannot reach the database at {shown} (RWAOPT_DATABASE_URL)")
-    migrate(settings.database_url)
 
 
 def _settings() -> Settings:
@@ -642,14 +642,16 @@ def worker_command(
 
 
 def _worker_ready(settings: Settings) -> None:
-    """Redis and the database answer (the database then migrated); else one line, exit 3."""
+    """Redis and the database answer, and the database is migrated; else one line, exit 3."""
     from app.errors import UnavailableError
     from app.jobs.queue import redis_reachable, shown_redis_url
+    from app.persistence.database import migrate
 
     if not redis_reachable(settings.redis_url):
         shown = shown_redis_url(settings.redis_url)
         raise UnavailableError(f"cannot reach Redis at {shown} (RWAOPT_REDIS_URL)")
     _database(settings)
+    migrate(settings.database_url)
 
 
 def main() -> None:

@@ -99,11 +99,11 @@ def size_text(message_bytes: float) -> str:
     significant digits, in a binary or a decimal unit (64 MiB, 1.5 KiB, 249.2 MB; 64 MB as
     given, not 62500 KiB; binary on a tie), else 4 significant digits of the largest decimal
     unit (a ResNet-50 gradient: 102.2 MB)."""
-    exact = [
-        f"{value:g} {unit}"
-        for unit, scale in (*BINARY_UNITS, *DECIMAL_UNITS)
-        if message_bytes >= scale and float(f"{(value := message_bytes / scale):.4g}") == value
-    ]
+    exact = []
+    for unit, scale in (*BINARY_UNITS, *DECIMAL_UNITS):
+        value = message_bytes / scale
+        if value >= 1 and float(f"{value:.4g}") == value:
+            exact.append(f"{value:g} {unit}")
     if exact:
         return min(exact, key=len)  # min keeps the first (binary) of equal lengths
     for unit, scale in DECIMAL_UNITS:
