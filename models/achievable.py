@@ -74,6 +74,8 @@ FACTS = {
     "two_ends": "Fact 3e: the first and last two slots carry nearly unsummed data far",
     "three_ends": "Fact 3f: the first and last three slots, grouped by the node holding each "
     "contribution at the third, carry it far",
+    "gossip_trees": "Fact 3g: every contribution's tree, its lightpaths' excess hops weighted "
+    "by how few contributions a lightpath of their slot can bring",
     "two_trees": "Class bound: reduce-then-broadcast needs an in-tree before the complete sum "
     "and an out-tree after it",
 }
@@ -179,15 +181,22 @@ class TreeHops:
         self.cycle.append(float(gap[self.nodes]))
 
 
-def _slot_rows(before: Any, reach: int, nodes: int) -> tuple[Any, Any, Any]:
+def _slot_rows(
+    before: Any, reach: int, nodes: int, weight: float | None = None
+) -> tuple[Any, Any, Any]:
     """One slot of the recursion, from F_{t-1} (`before`, gaps of 0..N links): L_t (`chain`:
     a chain from a gap end to its last node p, with the subgaps between its nodes filled in
-    t - 1 slots), the least pair of chains from both ends per total p + p' (`ends`) and F_t."""
+    t - 1 slots), the least pair of chains from both ends per total p + p' (`ends`) and F_t.
+    A node added at distance p costs p; with `weight` w it costs w (p - 1) instead (the
+    weighted excess of `GossipTrees`)."""
     chain = np.full(reach + 1, np.inf)
     chain[0] = 0.0
+    cost = np.arange(reach + 1, dtype=np.float64)
+    if weight is not None:
+        cost = weight * (cost - 1)
     for p in range(1, reach + 1):
         # the previous node of the chain at q < p leaves the subgap p - q to t - 1 slots
-        chain[p] = p + np.min(chain[:p] + before[p:0:-1])
+        chain[p] = cost[p] + np.min(chain[:p] + before[p:0:-1])
     ends = np.full(2 * reach + 1, np.inf)  # min over p + p' = s of L_t(p) + L_t(p')
     for p in range(reach + 1):
         np.minimum(ends[p : p + reach + 1], chain[p] + chain, out=ends[p : p + reach + 1])
@@ -277,6 +286,106 @@ def least_tree(nodes: int, hop_limit: int, slots: int) -> LeastTree:
 def tree_hops(nodes: int, hop_limit: int) -> TreeHops:
     """The broadcast-tree table of a ring and hop limit, shared by every bound of them."""
     return TreeHops(nodes, hop_limit)
+
+
+def first_reception_cap(nodes: int, hop_limit: int, fan: int, slot: int) -> int:
+    """At most how many contributions one lightpath of slot `slot` can bring its receiver for
+    the first time (all-reduce, Fact 3g): its sender knows, at the start of the slot, only
+    contributions within (slot - 1) H of it (2 (slot - 1) H + 1 nodes) and at most
+    (1 + fan)^(slot - 1) of them (Fact 4's growth), and the receiver's own is not new."""
+    grown = (1 + fan) ** min(slot - 1, 64)  # 2^64 is beyond every ring
+    return max(1, min(nodes - 1, 2 * (slot - 1) * hop_limit + 1, grown))
+
+
+class GossipTrees:
+    """Fact 3g (all-reduce; docs/achievable.md): per element, a schedule of S slots crosses at
+    least 2 N - 2 + G(S) hops, where
+
+        G(S) = min over trees of sum_v w_{t(v)} (dist(v, U_{t(v)-1}) - 1),  w_t = N / cap_t,
+
+    the trees being Fact 3c's (each node's first reception of one contribution, slots
+    increasing along every path, lightpaths of at most H hops) and cap_t =
+    `first_reception_cap`. Why: a lightpath of h hops is 1 + (h - 1) >= 1 + (h - 1) fr / cap_t,
+    fr <= cap_t being the contributions it brings its receiver first; summed over the
+    lightpaths, the ones count at least the 2 N - 2 calls of one-way gossip, and the rest is,
+    summed over the N contributions, each one's tree with its excess hops weighted by
+    1 / cap_t, which by the ring's symmetry is at least N times the least such tree. Early
+    slots carry few contributions per lightpath, so their long lightpaths weigh more: at
+    N = 1024, H = 80, S = 10 this is 5105 hops against Fact 3c's 3859.
+
+    G comes from Fact 3c's recursion (`_slot_rows`) with a node at distance p costing
+    w (p - 1) in the slot it is added. The slots from the first whose cap is N - 1 on share
+    the weight N / (N - 1), so their rows (`_base`, filled from the last slot backwards) are
+    shared by every S; each S adds its own rows for the slots before. The rows per (N, H,
+    fan) stay within `GOSSIP_WORK_LIMIT`: slot counts beyond `last` are not computed (None),
+    and the bound keeps Fact 3c's F(N, S) + N - 1 there."""
+
+    def __init__(self, nodes: int, hop_limit: int, fan: int) -> None:
+        self.nodes = nodes
+        self.hop_limit = hop_limit
+        self.fan = fan
+        self.reach = max(1, min(hop_limit, nodes // 2))
+        self.weights = [0.0]  # w_t for t = 1, 2, ... up to the first slot of cap N - 1
+        while len(self.weights) < 2 or self.weights[-1] != self.weights_full:
+            slot = len(self.weights)
+            self.weights.append(nodes / first_reception_cap(nodes, hop_limit, fan, slot))
+        self.early = len(self.weights) - 2  # slots 1..early weigh more than N / (N - 1)
+        row = np.full(nodes + 1, np.inf)
+        row[:2] = 0.0
+        self._base = [row]  # rows of slots of weight N / (N - 1), t = 0, 1, ... of them
+        self._least: dict[int, float] = {}
+        per_row = 2 * self.reach * (self.reach + nodes) + 4 * self.reach * 4300
+        rows, self.last = 0, 0
+        while True:  # the slot counts whose rows (own and shared) fit the work limit
+            slots = self.last + 1
+            rows += min(slots, self.early) + (1 if slots > self.early else 0)
+            if rows * per_row > GOSSIP_WORK_LIMIT:
+                break
+            self.last = slots
+        self._lock = threading.Lock()
+
+    @property
+    def weights_full(self) -> float:
+        """The weight of a slot whose lightpaths may bring N - 1 contributions."""
+        return self.nodes / max(1, self.nodes - 1)
+
+    def excess(self, slots: int) -> float | None:
+        """G(S); inf where S slots of lightpaths of at most H hops cannot reach every node;
+        None beyond the work limit."""
+        if slots > self.last:
+            return None
+        with self._lock:
+            if slots not in self._least:
+                early = min(slots, self.early)
+                while len(self._base) <= slots - early:
+                    self._base.append(
+                        _slot_rows(self._base[-1], self.reach, self.nodes, self.weights_full)[2]
+                    )
+                row = self._base[slots - early]
+                for slot in range(early, 0, -1):  # the last of them is filled first
+                    row = _slot_rows(row, self.reach, self.nodes, self.weights[slot])[2]
+                self._least[slots] = float(row[self.nodes])
+            return self._least[slots]
+
+    def hops(self, slots: Any) -> Any:
+        """Per element, 2 N - 2 + G(S) elementwise over `slots`; nan where not computed."""
+        out = np.full(len(slots), np.nan)
+        for i, s in enumerate(np.asarray(slots, dtype=np.int64).tolist()):
+            g = self.excess(int(s))
+            if g is not None:
+                out[i] = 2 * (self.nodes - 1) + g
+        return out
+
+
+@lru_cache(maxsize=16)
+def gossip_trees(nodes: int, hop_limit: int, fan: int) -> GossipTrees:
+    """Fact 3g's table of a ring, hop limit and receive fan, shared by every bound of them."""
+    return GossipTrees(nodes, hop_limit, fan)
+
+
+GOSSIP_WORK_LIMIT = 2.4e9
+"""Element operations `GossipTrees` may spend per (N, H, fan), counted as `TREE_WORK_LIMIT`
+counts them (about 1 s); the slot counts beyond keep Fact 3c's weaker all-reduce bound."""
 
 
 TREE_WORK_LIMIT = 2.4e9
@@ -668,16 +777,28 @@ def achievable_bound(
         # broadcast, an in-tree and an out-tree in the slots before and after the sum)
         weight = n * m if collective == "allgather" else m
 
+        gossip = (
+            gossip_trees(n, h, fan_in)
+            if collective == "allreduce" and not reduce_then_broadcast else None
+        )
+        by_tree = np.zeros(len(candidates))  # what Fact 3c alone sets, to name the fact
+
         def tree_bytes(s: Any, f: Any) -> Any:
             if reduce_then_broadcast:
                 per_datum = _split_trees(s, f)
             else:
                 per_datum = f[s] + (n - 1 if collective == "allreduce" else 0)
+            at = np.searchsorted(candidates, s)
+            by_tree[at] = weight * per_datum / (2 * n * channels)
+            if gossip is not None:  # Fact 3g, where computed (else Fact 3c's stays)
+                per_datum = np.fmax(per_datum, gossip.hops(s))
             return weight * per_datum / (2 * n * channels)
 
         before = bytes_at.copy()
         _tighten_by_trees(candidates, bytes_at, times, tree_bytes, least_time, tree_hops(n, h))
-        decided[bytes_at > before] = "two_trees" if reduce_then_broadcast else "tree"
+        raised = bytes_at > before
+        decided[raised] = "two_trees" if reduce_then_broadcast else "tree"
+        decided[raised & (bytes_at > np.maximum(before, by_tree))] = "gossip_trees"
     best = int(np.argmin(times))
     bound = float(times[best])
     slot_bytes = float(bytes_at[0])

@@ -101,3 +101,43 @@ def end_check(schedule: Schedule, ends: int = 2) -> EndCheck:
     fan_out = most(flows[-1].senders, flows[-1].data) if slots else 0
     both = first + last if slots >= 2 * ends else np.maximum(first, last)
     return EndCheck(slots, longest, fan_in, fan_out, int(both.min()))
+
+
+@dataclass(frozen=True)
+class GossipCheck:
+    slots: int
+    longest: int  # the schedule's longest lightpath, in ring distance
+    fan: int  # most distinct senders of one datum into one node in one slot
+    most_new: tuple[int, ...]  # per slot, most contributions one move brings its receiver first
+    least_hops: int  # min over data of the ring distances their moves cross together
+    moves: int  # least moves of one datum
+
+
+def gossip_check(schedule: Schedule) -> GossipCheck:
+    """Fact 3g (docs/achievable.md) measured on a schedule's data flow: what each move brings
+    its receiver first (the sender's knowledge K_{t-1}[e, x], all of it, less the receiver's:
+    never fewer than the value it carries), the fan that bounds how knowledge grows, and per
+    datum the moves and the ring distance they cross."""
+    n, count = schedule.nodes, schedule.data_count
+    nodes = schedule.endpoint_node
+    known = np.broadcast_to(np.eye(n, dtype=bool), (count, n, n)).copy()
+    hops = np.zeros(count, dtype=np.int64)
+    moves = np.zeros(count, dtype=np.int64)
+    longest, fan, most_new = 0, 0, []
+    for flow in schedule.flows:
+        x, y = nodes[flow.senders], nodes[flow.receivers]
+        distance = ring_distance(n, x, y)
+        np.add.at(hops, flow.data, distance)
+        np.add.at(moves, flow.data, 1)
+        longest = max(longest, int(distance.max(initial=0)))
+        senders = {(int(e), int(b), int(a)) for e, a, b in zip(flow.data, x, y, strict=True)}
+        per_receiver = np.bincount([e * n + b for e, b, _ in senders], minlength=1)
+        fan = max(fan, int(per_receiver.max(initial=0)))
+        new = known[flow.data, x] & ~known[flow.data, y]  # (moves, u)
+        most_new.append(int(new.sum(axis=1).max(initial=0)))
+        after = known.copy()
+        np.logical_or.at(after, (flow.data, y), known[flow.data, x])
+        known = after
+    assert known.all(), "the schedule leaves some node without some contribution"
+    return GossipCheck(len(schedule.flows), longest, fan, tuple(most_new), int(hops.min()),
+                       int(moves.min()))

@@ -12,11 +12,14 @@ from hypothesis import strategies as st
 from models.achievable import (
     COLLECTIVES,
     FACTS,
+    GossipTrees,
     TreeHops,
     achievable_bound,
     antipodal_chain_hops,
     distance_sum,
     end_slot_hops,
+    first_reception_cap,
+    gossip_trees,
     least_tree,
     reduce_then_broadcast_slots,
     three_end_hops,
@@ -26,7 +29,7 @@ from models.achievable import (
 )
 from models.ring import Hardware, Ring
 from models.timing import hardware_lower_bound_s
-from tests.models.chains import chain_check, end_check
+from tests.models.chains import chain_check, end_check, gossip_check
 
 HW = Hardware()
 BYTE_S = 8 / 40e9  # a byte on the wire at 40 Gb/s
@@ -385,28 +388,36 @@ def test_the_chain_bound_lifts_the_allreduce_bound() -> None:
     delta = 512 - 6 x 80 = 32, against the chains' 4064 and the tree's F(1024, 8) + 1023 =
     4357); 9 slots F(1024, 9) + 1023 = 4061 by the tree (delta <= 0 there), but 2 x 1024 x 4
     = 8192 by the three ends (Fact 3f, delta = 512 - 6 x 80 = 32, g3 = 4); 10 slots
-    F(1024, 10) + 1023 by the tree (the three ends' delta <= 0 there). The bound is taken at
-    S = 10, above the S = 9 time the tree bound alone gave."""
+    F(1024, 10) + 1023 = 3859 by the tree (the three ends' delta <= 0 there), but 2046 +
+    G(10) = 5105 by the weighted trees (Fact 3g). The bound is taken at S = 9, the three
+    ends' time, above the S = 9 time the tree bound alone gave and below the S = 10 time of
+    the weighted trees."""
     ring, size = Ring(1024, 1, 64), 4 * 2**20
     bound = achievable_bound("allreduce", ring, size, HW, 80)
     f = tree_hops(1024, 80).upto(10)
-    assert bound.slots == 7 and bound.slots_at_bound == 10
-    assert bound.bound_s == pytest.approx(least(10, size * (f[10] + 1023) / (2 * 1024 * 64)))
-    assert bound.bound_s > least(9, size * (f[9] + 1023) / (2 * 1024 * 64))
+    assert bound.slots == 7 and bound.slots_at_bound == 9
     three = three_end_hops(1024, 80, np.array([8, 9, 10]))
     assert three[1] == pytest.approx(2048 * 4.0, rel=1e-4) and three[0] == three[2] == 0
-    assert bound.bound_s <= least(9, size * three[1] / (2 * 1024 * 64))
+    assert bound.bound_s == pytest.approx(least(9, size * three[1] / (2 * 1024 * 64)))
+    assert bound.bound_s > least(9, size * (f[9] + 1023) / (2 * 1024 * 64))
+    weighted = 2046 + gossip_trees(1024, 80, 128).excess(10)
+    assert weighted == pytest.approx(5105.0, abs=0.5)
+    assert least(10, size * (f[10] + 1023) / (2 * 1024 * 64)) < bound.bound_s
+    assert bound.bound_s < least(10, size * weighted / (2 * 1024 * 64))
     assert end_slot_hops(1024, 80, np.array([8]), 128, 128)[0] == pytest.approx(2048 * 73 / 12)
 
 
 def test_the_bound_names_what_decides_it() -> None:
-    """`decided_by` names the fact that sets the bytes at `slots_at_bound`: the tree at
-    N = 1024, 4 MiB (S = 10); with a 1 ms reconfiguration every slot saved is worth more
+    """`decided_by` names the fact that sets the bytes at `slots_at_bound`: the three ends at
+    N = 1024, 4 MiB (S = 9), the weighted trees at 64 MiB (S = 12), Fact 3c's tree for the
+    all-gather; with a 1 ms reconfiguration every slot saved is worth more
     than the two ends' extra hops, so S = 7 wins and Fact 3e decides it (delta = 512 -
     5 x 80 = 112); an all-to-all is decided by its byte-hops; the reduce-then-broadcast
     class by its two trees."""
     ring, size = Ring(1024, 1, 64), 4 * 2**20
-    assert achievable_bound("allreduce", ring, size, HW, 80).decided_by == "tree"
+    assert achievable_bound("allreduce", ring, size, HW, 80).decided_by == "three_ends"
+    assert achievable_bound("allreduce", ring, 16 * size, HW, 80).decided_by == "gossip_trees"
+    assert achievable_bound("allgather", ring, size, HW, 80).decided_by == "tree"
     slow = Hardware(mrr_reconfiguration_us=1000.0)
     bound = achievable_bound("allreduce", ring, size, slow, 80)
     assert (bound.slots_at_bound, bound.decided_by) == (7, "two_ends")
@@ -418,7 +429,7 @@ def test_the_bound_names_what_decides_it() -> None:
     rtb = achievable_bound("allreduce", ring, size, HW, 80, reduce_then_broadcast=True)
     assert rtb.decided_by == "two_trees"
     assert set(FACTS) >= {"receive", "link_capacity", "distance", "tree", "far_chains",
-                          "two_ends", "three_ends", "two_trees"}
+                          "two_ends", "three_ends", "gossip_trees", "two_trees"}
 
 
 def test_two_slot_progress_by_hand() -> None:
@@ -700,3 +711,90 @@ def test_synthesized_reduce_scatters_cross_at_least_the_in_tree(
     assert per_chunk.min() >= floor
     if radices == (8, 8, 16):
         assert per_chunk.min() == per_chunk.max() == 2752 and schedule.stage_count == 16
+
+
+def _weighted_labelled_trees(nodes: int, hops: int, slots: int, fan: int) -> float:
+    """Fact 3g's G(S) by enumeration: the least over slot labels t(v) in 1..S (the root 0 in
+    slot 0) of sum_v N / cap_t(v) (dist(v, nodes labelled earlier) - 1), each distance at
+    most H, with cap_t = min(N - 1, 2 (t - 1) H + 1, (1 + fan)^(t - 1)) written out here."""
+    caps = [min(nodes - 1, 2 * (t - 1) * hops + 1, (1 + fan) ** (t - 1))
+            for t in range(slots + 1)]
+    best = math.inf
+    for labels in itertools.product(range(1, slots + 1), repeat=nodes - 1):
+        label = (0, *labels)
+        cost = 0.0
+        for v in range(1, nodes):
+            d = min(
+                min(abs(v - u), nodes - abs(v - u)) for u in range(nodes) if label[u] < label[v]
+            )
+            if d > hops:
+                break
+            cost += nodes / caps[label[v]] * (d - 1)
+        else:
+            best = min(best, cost)
+    return best
+
+
+@pytest.mark.parametrize("nodes", range(3, 9))
+def test_gossip_trees_is_the_least_weighted_labelled_tree(nodes: int) -> None:
+    """G(S) of Fact 3g, from Fact 3c's recursion with weighted slots, against every labelling
+    (the slots of cap N - 1 taken from the shared rows, the earlier ones per S)."""
+    for hops, fan in itertools.product(range(1, nodes), (1, 2, 8)):
+        table = GossipTrees(nodes, hops, fan)
+        for slots in range(1, 5):
+            assert table.excess(slots) == pytest.approx(
+                _weighted_labelled_trees(nodes, hops, slots, fan)
+            ), (hops, fan, slots)
+
+
+def test_gossip_trees_by_hand() -> None:
+    """cap_t at N = 1024, H = 80, fan 128: slot 1 carries the sender's own contribution, slot
+    2 at most 1 + 128 of them (fan; 161 by distance), slot 3 at most 321 (distance), slot 8
+    on N - 1. At S = 10 every tree pays 5105 hops per element against Fact 3c's F(1024, 10)
+    + 1023 = 3859 (an excess of 2081 weighted where the unweighted trees pay 2836 - 1023 =
+    1813). With enough slots for 1-hop chains both ways no excess is paid: 2 N - 2."""
+    caps = [first_reception_cap(1024, 80, 128, t) for t in (1, 2, 3, 7, 8, 40)]
+    assert caps == [1, 129, 321, 961, 1023, 1023]
+    table = GossipTrees(1024, 80, 128)
+    assert table.early == 7
+    assert 2 * 1023 + table.excess(10) == pytest.approx(5105.0, abs=0.5)
+    assert TreeHops(1024, 80).upto(10)[10] == 2836
+    small = GossipTrees(8, 7, 2)  # N = 8, 4 slots: 1-hop chains both ways, cap 1 then 3
+    assert small.excess(4) == 0.0
+    assert small.excess(1) == 8 * (0 + 0 + 1 + 1 + 2 + 2 + 3)  # a star in slot 1: weight 8
+
+
+def test_gossip_trees_lift_the_allreduce_bound() -> None:
+    """At N = 1024, H = 80, 64 MiB Fact 3g sets the bound: least at S = 12 with 2046 + G(12)
+    hops per element, where Fact 3c's tree bound was least at S = 10 (0.661 ms); the bound
+    is the S = 12 time, above every Fact 3c time."""
+    ring, size = Ring(1024, 1, 64), 64 * 2**20
+    bound = achievable_bound("allreduce", ring, size, HW, 80)
+    g = gossip_trees(1024, 80, 128)
+    f = tree_hops(1024, 80).upto(30)
+    assert (bound.slots_at_bound, bound.decided_by) == (12, "gossip_trees")
+    assert bound.bound_s == pytest.approx(least(12, size * (2046 + g.excess(12)) / (2 * 1024 * 64)))
+    for slots in range(7, 30):
+        per_element = max(f[slots] + 1023, 2046 + g.excess(slots))
+        assert bound.bound_s <= least(slots, size * per_element / (2 * 1024 * 64)) * (1 + 1e-12)
+    assert bound.bound_s > least(10, size * (f[10] + 1023) / (2 * 1024 * 64))
+
+
+@pytest.mark.parametrize("nodes", [2, 5, 8, 12, 16, 27, 32])
+def test_allreduce_schedules_keep_to_the_gossip_trees(nodes: int) -> None:
+    """Fact 3g against real schedules, from their data flow (tests/models/chains.py): no move
+    brings its receiver more contributions first than cap_t allows at the schedule's own
+    longest lightpath and fan, every datum moves at least 2 N - 2 times, and every datum's
+    moves cross at least 2 N - 2 + G(S) ring distance."""
+    reached = 0
+    for name, schedule in _allreduce_schedules(nodes):
+        check = gossip_check(schedule)  # type: ignore[arg-type]
+        for t, new in enumerate(check.most_new, start=1):
+            assert new <= first_reception_cap(nodes, max(1, check.longest), check.fan, t), name
+        assert check.moves >= 2 * (nodes - 1), name
+        table = GossipTrees(nodes, max(1, check.longest), max(1, check.fan))
+        floor = 2 * (nodes - 1) + table.excess(check.slots)
+        assert check.least_hops >= floor * (1 - 1e-12), name
+        reached += floor > 2 * (nodes - 1) + TreeHops(nodes, max(1, check.longest)).upto(
+            check.slots)[check.slots] - (nodes - 1) + 1e-9
+    assert nodes < 8 or reached >= 1
