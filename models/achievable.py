@@ -293,7 +293,7 @@ def first_reception_cap(nodes: int, hop_limit: int, fan: int, slot: int) -> int:
     the first time (all-reduce, Fact 3g): its sender knows, at the start of the slot, only
     contributions within (slot - 1) H of it (2 (slot - 1) H + 1 nodes) and at most
     (1 + fan)^(slot - 1) of them (Fact 4's growth), and the receiver's own is not new."""
-    grown = (1 + fan) ** min(slot - 1, 64)  # 2^64 is beyond every ring
+    grown: int = (1 + fan) ** min(slot - 1, 64)  # 2^64 is beyond every ring
     return max(1, min(nodes - 1, 2 * (slot - 1) * hop_limit + 1, grown))
 
 
