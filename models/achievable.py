@@ -322,7 +322,8 @@ class GossipTrees:
     the weight N / (N - 1), so their rows (`_base`, filled from the last slot backwards) are
     shared by every S; each S adds its own rows for the slots before. The rows per (N, H,
     fan) stay within `GOSSIP_WORK_LIMIT`: slot counts beyond `last` are not computed (None),
-    and the bound keeps Fact 3c's F(N, S) + N - 1 there."""
+    and the bound keeps Fact 3c's F(N, S) + N - 1 there; the count starts at the least slot
+    count of Fact 4, below which no schedule exists."""
 
     def __init__(self, nodes: int, hop_limit: int, fan: int) -> None:
         self.nodes = nodes
@@ -339,8 +340,12 @@ class GossipTrees:
         self._base = [row]  # rows of slots of weight N / (N - 1), t = 0, 1, ... of them
         self._least: dict[int, float] = {}
         per_row = 2 * self.reach * (self.reach + nodes) + 4 * self.reach * 4300
-        rows, self.last = 0, 0
-        while True:  # the slot counts whose rows (own and shared) fit the work limit
+        # the slot counts from the least any schedule needs (Fact 4) whose rows, their own
+        # and the shared ones up to theirs, fit the work limit; fewer are never asked for
+        least = max(1, -(-(nodes // 2) // max(1, hop_limit)), _levels(nodes, fan))
+        self.last = least - 1
+        rows = max(0, least - 1 - self.early)  # shared rows below the first slot count
+        while self.last < 2 * (nodes // 2) + 1:  # the bound looks no further (Fact 3d)
             slots = self.last + 1
             rows += min(slots, self.early) + (1 if slots > self.early else 0)
             if rows * per_row > GOSSIP_WORK_LIMIT:
