@@ -361,6 +361,8 @@ class GossipTrees:
     def excess(self, slots: int) -> float | None:
         """G(S); inf where S slots of lightpaths of at most H hops cannot reach every node;
         None beyond the work limit."""
+        if 2 * slots >= self.nodes - 1:  # 1-hop chains both ways reach every node: no excess
+            return 0.0
         if slots > self.last:
             return None
         with self._lock:

@@ -1710,52 +1710,170 @@ def _strides(radices: tuple[int, ...]) -> list[int]:
     return out
 
 
+@dataclass(frozen=True)
+class _Step:
+    """One stage of the synthesized all-to-all: a pipeline step of `level` (every block still
+    to move at that level goes one stride, `cw` blocks per node one way and `ccw` the other),
+    or, `digits` given, the whole level at once (each block by its digit there)."""
+
+    level: int
+    stride: int
+    cw: int
+    ccw: int
+    digits: IntArray | None = None  # per ring offset 1..N-1, its digit at this level
+
+
+def _direct_bundle(digits: IntArray, stride: int, pieces: int, channels: int) -> int:
+    """Pieces per lightpath of a direct all-to-all level: node v sends the c_m q pieces of
+    digit m to v + m s on ceil(c_m q / b) lightpaths, loading every link of a direction with
+    sum over that direction's m of ceil(c_m q / b) |m| s of them (the pattern is the same at
+    every node); the least bundle b that fits both directions into the channels, or one
+    lightpath per partner (b = the largest c_m q) when none does (the stage then takes
+    more slots)."""
+    values, counts = np.unique(digits[digits != 0], return_counts=True)
+    loads = counts * pieces
+    reach = np.abs(values) * stride
+
+    def fits(bundle: int) -> bool:
+        used = -(-loads // bundle) * reach
+        return max(int(used[values > 0].sum()), int(used[values < 0].sum())) <= channels
+
+    low, high = 1, int(loads.max(initial=1))
+    if not fits(high):
+        return high
+    while low < high:  # the load falls as the bundle grows: bisect for the least that fits
+        mid = (low + high) // 2
+        low, high = (low, mid) if fits(mid) else (mid + 1, high)
+    return low
+
+
+def _alltoall_direct_within(radices: tuple[int, ...], hop_limit: int | None) -> int:
+    """How many of the lowest all-to-all levels can be direct: each one's farthest digit,
+    k // 2 strides, within the hop limit."""
+    fits = 0
+    for k, stride in zip(radices, _strides(radices), strict=True):
+        if hop_limit is not None and (k // 2) * stride > hop_limit:
+            break
+        fits += 1
+    return fits
+
+
 @dataclass(eq=False)
 class SynthAllToAll(_Synthesized):
     """All-to-all: every block moves by the balanced digits of its ring offset, level by level
     (top first), one stride per step, store-and-forward (SPEC 12 relays), so every lightpath
-    has s_i <= the hop limit hops and every block crosses about its ring distance."""
+    has s_i <= the hop limit hops and every block crosses about its ring distance. With
+    `direct` = d the lowest d levels move each block by its whole digit m in one stage, on a
+    lightpath of |m| s_i hops: fewer slots, as many hops."""
 
     collective: ClassVar[Collective] = Collective.ALLTOALL
     name: ClassVar[str] = "synth"
+    params: ClassVar[tuple[ParamSpec, ...]] = (
+        *_Synthesized.params,
+        ParamSpec(
+            "direct",
+            "how many of the lowest levels move every block by its whole digit at once: node "
+            "v sends the blocks whose digit at level i is m straight to v + m s_i (m > 0 CW, "
+            "m < 0 CCW), on lightpaths of up to k//2 strides, in one stage instead of one "
+            "stride per step; fewer slots for the same hops",
+            0,
+            0,
+            default_rule="0: every level a pipeline",
+            maximum_rule="the number of levels; each direct level's k//2 s within the hop limit",
+        ),
+    )
+
+    def fill_defaults(self, ring: Ring, given: Params) -> Params:
+        out = super().fill_defaults(ring, given)
+        out["direct"] = out.pop("direct", 0)  # last, as listed: radices, pieces, direct
+        return out
+
+    def refusal(self, ring: Ring, params: Params) -> str | None:
+        reason = super().refusal(ring, params)
+        if reason:
+            return reason
+        radices = params["radices"]
+        assert isinstance(radices, tuple)
+        direct = int_param(params, "direct")
+        if direct > len(radices):
+            return (
+                f"direct = {direct} levels, but the shape has only {len(radices)}; "
+                f"use direct <= {len(radices)}"
+            )
+        within = _alltoall_direct_within(radices, self.hop_limit)
+        if direct > within:
+            return (
+                f"direct = {direct}: level {within + 1}'s farthest digit would need a "
+                f"lightpath beyond the hop limit {self.hop_limit}; use direct <= {within}"
+            )
+        return None
+
+    def shape_candidates(self, ring: Ring) -> Iterator[Params]:
+        """Every factorisation of the base family, with 0 up to every level direct that keeps
+        to the hop limit."""
+        for raw in super().shape_candidates(ring):
+            radices = raw["radices"]
+            assert isinstance(radices, tuple)
+            for direct in range(_alltoall_direct_within(radices, self.hop_limit) + 1):
+                yield {**raw, "direct": direct}
 
     def data_per_message(self, ring: Ring, params: Params) -> int:
         """The send buffer is N blocks (message / N), each cut into pieces."""
         return ring.nodes * int_param(params, "pieces")
 
-    def _moves(self, ring: Ring, params: Params) -> list[tuple[int, int, int, int]]:
-        """Per step: (level, stride, blocks each node sends CW, blocks it sends CCW)."""
+    def _moves(self, ring: Ring, params: Params) -> list[_Step]:
+        """The stages, top level first: a pipeline level's steps, a direct level's one."""
         radices = params["radices"]
         assert isinstance(radices, tuple)
+        direct = int_param(params, "direct")
         digits = balanced_digits(ring.nodes, radices)[1:]  # offset 0 never moves
+        strides = _strides(radices)
         out = []
         for i in reversed(range(len(radices))):
             column = digits[:, i]
+            if i < direct:
+                if (column != 0).any():
+                    out.append(_Step(i, strides[i], int((column > 0).sum()),
+                                     int((column < 0).sum()), column))
+                continue
             for t in range(1, radices[i] // 2 + 1):
-                out.append((i, _strides(radices)[i], int((column >= t).sum()),
-                            int((column <= -t).sum())))
-        return [m for m in out if m[2] or m[3]]
+                step = _Step(i, strides[i], int((column >= t).sum()), int((column <= -t).sum()))
+                if step.cw or step.ccw:
+                    out.append(step)
+        return out
+
+    def _bundle(self, step: _Step, channels: int, pieces: int) -> int:
+        """Pieces per lightpath of a stage: a pipeline step fills the channels one stride
+        long (F w // s lightpaths a direction), a direct level as `_direct_bundle` says."""
+        if step.digits is not None:
+            return _direct_bundle(step.digits, step.stride, pieces, channels)
+        lightpaths = max(1, channels // step.stride)
+        return -(-max(step.cw, step.ccw) * pieces // lightpaths)
 
     def _stages(self, ring: Ring, params: Params) -> list[Stage]:
         n, q = ring.nodes, int_param(params, "pieces")
         channels = ring.channels_per_direction
         nodes = np.arange(n, dtype=np.int64)
         out = []
-        for i, stride, cw, ccw in self._moves(ring, params):
-            lightpaths = max(1, channels // stride)
-            per = -(-max(cw, ccw) * q // lightpaths)
-            parts = [(nodes, (nodes + stride) % n, cw, Direction.CW),
-                     (nodes, (nodes - stride) % n, ccw, Direction.CCW)]
+        for step in self._moves(ring, params):
+            per = self._bundle(step, channels, q)
+            if step.digits is None:
+                partners = [(step.stride, step.cw), (-step.stride, step.ccw)]
+            else:
+                values, counts = np.unique(step.digits[step.digits != 0], return_counts=True)
+                partners = [(int(m) * step.stride, int(c))
+                            for m, c in zip(values, counts, strict=True)]
             s, d, k, a = [], [], [], []
-            for src, dst, blocks, way in parts:
+            for shift, blocks in partners:
                 if blocks:
-                    s.append(src)
-                    d.append(dst)
+                    s.append(nodes)
+                    d.append((nodes + shift) % n)
                     k.append(np.full(n, -(-blocks * q // per), dtype=np.int64))
-                    a.append(np.full(n, way, dtype=np.int64))
+                    a.append(np.full(n, Direction.CW if shift > 0 else Direction.CCW,
+                                     dtype=np.int64))
             out.append(Stage.from_demands(n, np.concatenate(s), np.concatenate(d),
                                           np.concatenate(k), np.concatenate(a),
-                                          f"all-to-all level {i + 1}", per))
+                                          f"all-to-all level {step.level + 1}", per))
         return out
 
     def _stage_count(self, ring: Ring, params: Params) -> int:
@@ -1784,25 +1902,24 @@ class SynthAllToAll(_Synthesized):
         pieces = np.arange(q, dtype=np.int64)
         steps_done: dict[int, int] = {}
         level, column = -1, table[:0, 0]
-        for i, stride, cw, ccw in self._moves(ring, params):
-            if i != level:  # one level's digits at a time (all of them: N^2 L integers)
-                level, column = i, table[offset, i]
-            lightpaths = max(1, channels // stride)
-            per = -(-max(cw, ccw) * q // lightpaths)
-            t = steps_done[i] = steps_done.get(i, 0) + 1
-            go_cw = column >= t
-            go_ccw = column <= -t
-            senders, receivers, data = [], [], []
-            for mask, shift in ((go_cw, stride), (go_ccw, -stride)):
-                ids = (block[mask][:, None] * q + pieces).reshape(-1)
-                from_ = np.repeat(where[mask], q)
-                senders.append(from_)
-                receivers.append((from_ + shift) % n)
-                data.append(ids)
-                where[mask] = (where[mask] + shift) % n
-            yield StageFlow.of(np.concatenate(senders), np.concatenate(receivers),
-                               np.concatenate(data), Reduction.NONE,
-                               f"all-to-all level {i + 1}", per)
+        for step in self._moves(ring, params):
+            if step.level != level:  # one level's digits at a time (all: N^2 L integers)
+                level, column = step.level, table[offset, step.level]
+            per = self._bundle(step, channels, q)
+            t = steps_done[level] = steps_done.get(level, 0) + 1
+            if step.digits is not None:  # direct: every block by its whole digit at once
+                moving = column != 0
+                shift = column[moving] * step.stride
+            else:  # a pipeline step: one stride, CW while the digit is t or more
+                ahead, behind = column >= t, column <= -t
+                moving = ahead | behind
+                shift = np.where(ahead[moving], step.stride, -step.stride)
+            from_ = where[moving]
+            to = (from_ + shift) % n
+            where[moving] = to
+            yield StageFlow.of(np.repeat(from_, q), np.repeat(to, q),
+                               (block[moving][:, None] * q + pieces).reshape(-1),
+                               Reduction.NONE, f"all-to-all level {level + 1}", per)
 
 
 SYNTHESIZED: dict[Collective, Callable[[int | None], Algorithm]] = {

@@ -180,17 +180,22 @@ def test_plan_golden(flag: tuple[str, ...], golden: str) -> None:
     Achievable (docs/achievable.md), hop limit min(3, 80): X = 2 (N-1) m = 24576 B over
     N x 4 lightpaths = 1536 B. In 1 slot (and 2) each of the 4 far pairs (u, u + 2) needs a
     lightpath chain of its own (Fact 3d: a slot-1 lightpath carries only its sender's
-    contribution on, a last-slot one only to its receiver), 2 hops each: Y = 8 m = 32768 B
-    over 2 N C = 16 link-channels = 2048 B: 25 us + 2048 B / 5 GB/s + 64 cycles = 25.4256 us,
-    least at 1 slot, where the far chains (Fact 3d, 'far_chains') set the bytes.
-    At 1 MiB: 8 MiB / 16 = 524288 B: 25 + 104.8576 + 4.096 = 133.9536 us (3 slots, one
-    tree plus N - 1 = 6 m: 75 + 78.6432 + 3.072 = 156.7152 us). Fractions: 151.2768 ->
-    16.8 %, 51.7024 -> 49.2 %, 476.8608 -> 28.1 %, 485.8144 -> 27.6 %.
+    contribution on, a last-slot one only to its receiver), 2 hops each: Y = 8 m. And a
+    slot-1 lightpath brings one contribution (cap 1; from slot 2 on cap 3 = N - 1), so in
+    1 slot every contribution's tree (d = 1, 2, 1) pays its excess 1 four times over: Y =
+    2 N - 2 + 4 = 10 m (Fact 3g) = 40960 B over 2 N C = 16 link-channels = 2560 B: 25 us +
+    2560 B / 5 GB/s + 80 cycles = 25.532 us, least at 1 slot, where Fact 3g
+    ('gossip_trees') sets the bytes. At 1 MiB that is 25 + 131.072 + 5.12 = 161.192 us, and
+    2 slots cost the far chains' 8 m (50 + 104.8576 + 4.096 = 158.9536 us); 3 slots need
+    only the gossip count 6 m (2 x 3 >= N - 1: 1-hop chains both ways, no excess), which the
+    bytes a node receives also need: 75 + 78.6432 + 3.072 = 156.7152 us, least at 3 where
+    Fact 3 ('link_capacity') sets them. Fractions: 151.2768 -> 16.9 %, 51.7024 -> 49.4 %,
+    476.8608 -> 32.9 %, 485.8144 -> 32.3 %.
     Reduce-then-broadcast (docs/achievable.md): at least 2 ceil(2 / 3) = 2 slots, and per
     element an in-tree and an out-tree, F(4, 1) = 1 + 2 + 1 = 4 hops each at S = 2 (F(4, 2)
     = 3 at S = 4): Y = 8 m over 16 link-channels. At 4 KiB: 2 x 25 us + 2048 B / 5 GB/s +
-    64 cycles = 50.4256 us (1.98x); at 1 MiB 50 + 104.8576 + 4.096 = 158.9536 us (S = 3:
-    7 m, 170.33; S = 4: 6 m, 181.72), 1.19x, and ring, which is in the class, 3x it (RD
+    64 cycles = 50.4256 us (1.97x); at 1 MiB 50 + 104.8576 + 4.096 = 158.9536 us (S = 3:
+    7 m, 170.33; S = 4: 6 m, 181.72), 1.01x, and ring, which is in the class, 3x it (RD
     forms every sum at both partners: outside it). Both are feasible; recommended: RD at
     4 KiB (51.7024 < 151.2768 us), ring at 1 MiB (476.8608 < 485.8144 us), each in its
     only shape ({}) at its row's time."""

@@ -738,8 +738,10 @@ def _weighted_labelled_trees(nodes: int, hops: int, slots: int, fan: int) -> flo
 @pytest.mark.parametrize("nodes", range(3, 9))
 def test_gossip_trees_is_the_least_weighted_labelled_tree(nodes: int) -> None:
     """G(S) of Fact 3g, from Fact 3c's recursion with weighted slots, against every labelling
-    (the slots of cap N - 1 taken from the shared rows, the earlier ones per S)."""
-    for hops, fan in itertools.product(range(1, nodes), (1, 2, 8)):
+    (the slots of cap N - 1 taken from the shared rows, the earlier ones per S); at N = 8
+    the two hop limits where the caps differ most from Fact 3c's (4^7 labellings each)."""
+    limits = range(1, nodes) if nodes < 8 else (2, 7)
+    for hops, fan in itertools.product(limits, (1, 2, 8)):
         table = GossipTrees(nodes, hops, fan)
         for slots in range(1, 5):
             assert table.excess(slots) == pytest.approx(

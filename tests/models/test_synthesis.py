@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from models.achievable import tree_hops
 from models.algorithms.base import Algorithm
 from models.dataflow import simulate
-from models.errors import AlgorithmRefusedError, UnknownParameterError
+from models.errors import AlgorithmRefusedError
 from models.ring import Direction, Ring
 from models.stage import Stage
 from models.synthesis import (
@@ -88,8 +88,11 @@ def check(
         # pinned directions: CW to v + m s, CCW to v - m s (m = 1 in a pipeline step)
         hops = _pinned_hops(mine, ring.nodes)
         assert (mine.allowed != 2).all()
-        if shifts is None:  # all-to-all: one stride per stage
-            assert len(set(hops.tolist())) == 1
+        if shifts is None:  # all-to-all: one stride per stage, or a direct level's digits
+            reached = set(hops.tolist())
+            stride = min(reached)
+            assert reached == {stride} or reached <= {m * stride for m in range(1, ring.nodes)}
+            assert len(reached) == 1 or params["direct"]
             continue
         idle = holding(params) is not None
         for way, expected in zip((Direction.CW, Direction.CCW), shifts[i], strict=True):
@@ -597,11 +600,53 @@ def test_direct_level_beyond_the_hop_limit_is_refused() -> None:
     assert {"radices": (8, 8), "direct": 2} in list(SynthAllGather().shape_candidates(ring))
 
 
-def test_alltoall_has_no_direct_levels() -> None:
-    ring = Ring(16, 1, 4)
-    with pytest.raises(UnknownParameterError, match="direct"):
-        SynthAllToAll().resolve(ring, {"radices": (4, 4), "direct": 1})
-    assert all("direct" not in raw for raw in SynthAllToAll().shape_candidates(ring))
+def test_alltoall_direct_levels_keep_to_the_hop_limit() -> None:
+    """An all-to-all level is direct only while its farthest digit, k // 2 strides, fits the
+    hop limit: 8 x 8 within 4 hops has level 1 (4 x 1) direct, not level 2 (4 x 8); the
+    search offers 0 and 1 direct levels there, and every level without a limit."""
+    ring = Ring(64, 1, 4)
+    limited = SynthAllToAll(hop_limit=8)
+    assert limited.resolve(ring, {"radices": (8, 8), "direct": 1})["direct"] == 1
+    with pytest.raises(AlgorithmRefusedError, match="use direct <= 1"):
+        limited.resolve(ring, {"radices": (8, 8), "direct": 2})
+    with pytest.raises(AlgorithmRefusedError, match="only 2"):
+        SynthAllToAll().resolve(ring, {"radices": (8, 8), "direct": 3})
+    offered = {raw["direct"] for raw in limited.shape_candidates(ring)
+               if raw["radices"] == (8, 8)}
+    assert offered == {0, 1}
+    assert {"radices": (8, 8), "direct": 2} in list(SynthAllToAll().shape_candidates(ring))
+    for raw in limited.shape_candidates(ring):
+        params = limited.resolve(ring, {**raw, "pieces": 1})
+        for stage in limited.stages(ring, params):
+            assert _pinned_hops(stage, 64).max() <= 8, raw
+
+
+@pytest.mark.parametrize("nodes", range(2, 65))
+def test_alltoall_direct_levels_deliver_on_small_rings(nodes: int) -> None:
+    """Every shape of the all-to-all with 1 up to every level direct: the data-flow
+    simulator delivers every block, and the stages built directly are the schedule's."""
+    ring = Ring(nodes, 1, 4)
+    for radices in shapes(SynthAllToAll, nodes):
+        for direct in range(1, len(radices) + 1):
+            check(SynthAllToAll(), ring, radices, None, direct=direct)
+
+
+def test_a_direct_alltoall_level_fills_the_channels() -> None:
+    """N = 64, C = 64, 8 x 8 with level 1 direct: each digit m in -3..4 but 0 has 8 offsets
+    (8 pieces a partner); CW shifts 1..4 with x lightpaths each load a link with 10 x, CCW
+    1..3 with 6 x. The least bundle b with ceil(8 / b) 10 <= 64 is 2: 4 lightpaths a
+    partner, 40 of the 64 channels (1 piece: 8 lightpaths, 80)."""
+    ring = Ring(64, 1, 64)
+    algorithm = SynthAllToAll()
+    params = algorithm.resolve(ring, {"radices": (8, 8), "pieces": 1, "direct": 1})
+    stages = algorithm.stages(ring, params)
+    assert len(stages) == 4 + 1  # level 2: 4 pipeline steps; level 1: one
+    last = stages[-1]
+    assert last.pieces == 2
+    assert sorted(set(last.counts.tolist())) == [4]  # ceil(8 / 2) lightpaths per partner
+    cw = (last.destinations - last.sources) % 64
+    assert sorted(set(cw[last.allowed == Direction.CW].tolist())) == [1, 2, 3, 4]
+    assert sorted(set((64 - cw[last.allowed == Direction.CCW]).tolist())) == [1, 2, 3]
 
 
 def test_radices_must_cover_n_within_the_padding() -> None:
