@@ -66,6 +66,12 @@ def test_never_faster_than_the_bound_and_proven(
         validate(stage.stage, stage.result.assignment)
     if algorithm.positions(params) > nodes or holding(params) is not None:
         return  # padded or idle residues: not translation-invariant, no claim
+    if params.get("tree"):
+        # a tree slot's shifts need not divide the window, and translation-invariant arcs
+        # of such a shift can need more channels than their load (N = 46, C = 10, H = 8,
+        # one 4-slot tree level: slot 1, shifts 1 and 8, 10 channels for a load of 9, not
+        # proven either way in 120 s): certified like any stage, no claim
+        return
     for stage in plan.stages:  # the design's routing meets the load bound in every step
         assert stage.result.chi == stage.result.lower_bound
     assert plan.steps_optimal
