@@ -1710,7 +1710,7 @@ def _strides(radices: tuple[int, ...]) -> list[int]:
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Step:
     """One stage of the synthesized all-to-all: a pipeline step of `level` (every block still
     to move at that level goes one stride, `cw` blocks per node one way and `ccw` the other),
@@ -1810,12 +1810,14 @@ class SynthAllToAll(_Synthesized):
 
     def shape_candidates(self, ring: Ring) -> Iterator[Params]:
         """Every factorisation of the base family, with 0 up to every level direct that keeps
-        to the hop limit."""
+        to the hop limit; a direct level of radix 2 or 3 is its pipeline's one step (digits
+        -1..1), so those repeats are left out."""
         for raw in super().shape_candidates(ring):
             radices = raw["radices"]
             assert isinstance(radices, tuple)
             for direct in range(_alltoall_direct_within(radices, self.hop_limit) + 1):
-                yield {**raw, "direct": direct}
+                if direct == 0 or radices[direct - 1] > 3:
+                    yield {**raw, "direct": direct}
 
     def data_per_message(self, ring: Ring, params: Params) -> int:
         """The send buffer is N blocks (message / N), each cut into pieces."""

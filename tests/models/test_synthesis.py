@@ -602,8 +602,9 @@ def test_direct_level_beyond_the_hop_limit_is_refused() -> None:
 
 def test_alltoall_direct_levels_keep_to_the_hop_limit() -> None:
     """An all-to-all level is direct only while its farthest digit, k // 2 strides, fits the
-    hop limit: 8 x 8 within 4 hops has level 1 (4 x 1) direct, not level 2 (4 x 8); the
-    search offers 0 and 1 direct levels there, and every level without a limit."""
+    hop limit: 8 x 8 within 8 hops has level 1 (4 x 1 hops) direct, not level 2 (4 x 8); the
+    search offers 0 and 1 direct levels there, and every level without a limit. A direct
+    level of radix 2 or 3 would be its pipeline's one step: not offered."""
     ring = Ring(64, 1, 4)
     limited = SynthAllToAll(hop_limit=8)
     assert limited.resolve(ring, {"radices": (8, 8), "direct": 1})["direct"] == 1
@@ -615,6 +616,10 @@ def test_alltoall_direct_levels_keep_to_the_hop_limit() -> None:
                if raw["radices"] == (8, 8)}
     assert offered == {0, 1}
     assert {"radices": (8, 8), "direct": 2} in list(SynthAllToAll().shape_candidates(ring))
+    offered_small = {(raw["radices"], raw["direct"])
+                     for raw in SynthAllToAll().shape_candidates(ring)}
+    assert ((2, 4, 8), 1) not in offered_small
+    assert {((2, 4, 8), 0), ((2, 4, 8), 2), ((2, 4, 8), 3)} <= offered_small
     for raw in limited.shape_candidates(ring):
         params = limited.resolve(ring, {**raw, "pieces": 1})
         for stage in limited.stages(ring, params):
