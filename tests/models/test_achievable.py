@@ -753,7 +753,7 @@ def test_gossip_trees_by_hand() -> None:
     """cap_t at N = 1024, H = 80, fan 128: slot 1 carries the sender's own contribution, slot
     2 at most 1 + 128 of them (fan; 161 by distance), slot 3 at most 321 (distance), slot 8
     on N - 1. At S = 10 every tree pays 5105 hops per element against Fact 3c's F(1024, 10)
-    + 1023 = 3859 (an excess of 2081 weighted where the unweighted trees pay 2836 - 1023 =
+    + 1023 = 3859 (an excess of 3059 weighted where the unweighted trees pay 2836 - 1023 =
     1813). With enough slots for 1-hop chains both ways no excess is paid: 2 N - 2."""
     caps = [first_reception_cap(1024, 80, 128, t) for t in (1, 2, 3, 7, 8, 40)]
     assert caps == [1, 129, 321, 961, 1023, 1023]
