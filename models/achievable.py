@@ -378,15 +378,6 @@ class GossipTrees:
                 self._least[slots] = float(row[self.nodes])
             return self._least[slots]
 
-    def hops(self, slots: Any) -> Any:
-        """Per element, 2 N - 2 + G(S) elementwise over `slots`; nan where not computed."""
-        out = np.full(len(slots), np.nan)
-        for i, s in enumerate(np.asarray(slots, dtype=np.int64).tolist()):
-            g = self.excess(int(s))
-            if g is not None:
-                out[i] = 2 * (self.nodes - 1) + g
-        return out
-
 
 @lru_cache(maxsize=16)
 def gossip_trees(nodes: int, hop_limit: int, fan: int) -> GossipTrees:
@@ -812,8 +803,9 @@ def achievable_bound(
                 current = max(float(bytes_at[index]), float(out[j]))
                 if float(least_time(slots_j, current)) >= least_seen[0]:
                     continue
-                hops_j = gossip.hops(np.array([slots_j]))[0]
-                if hops_j == hops_j:  # not nan: within the work limit
+                excess = gossip.excess(slots_j)
+                if excess is not None:  # within the work limit
+                    hops_j = 2 * (n - 1) + excess
                     out[j] = max(out[j], weight * hops_j / (2 * n * channels))
                 least_seen[0] = min(least_seen[0], float(least_time(slots_j, max(current,
                                                                                    out[j]))))

@@ -684,22 +684,15 @@ class _Windowed(_Synthesized):
     )
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
-        out = super().fill_defaults(ring, given)
-        out["direct"] = out.pop("direct", 0)  # last, as listed: radices, pieces, direct
-        return out
+        return _with_direct(super().fill_defaults(ring, given))
 
     def refusal(self, ring: Ring, params: Params) -> str | None:
-        reason = super().refusal(ring, params)
+        reason = super().refusal(ring, params) or _direct_count_refusal(params)
         if reason:
             return reason
         radices = params["radices"]
         assert isinstance(radices, tuple)
         direct = int_param(params, "direct")
-        if direct > len(radices):
-            return (
-                f"direct = {direct} levels, but the shape has only {len(radices)}; "
-                f"use direct <= {len(radices)}"
-            )
         found = levels(self._virtual(ring, params), radices, 1, direct)
         fits = _direct_levels_within(found, self.hop_limit)
         if fits < direct:
@@ -939,6 +932,25 @@ def _remembered(key: Hashable, build: Callable[[], list[Stage]]) -> list[Stage]:
         if len(_memo) > _MEMO_SIZE:
             _memo.popitem(last=False)
     return out
+
+
+def _with_direct(params: Params) -> Params:
+    """`direct` defaults to 0 (every level a pipeline), listed after radices and pieces."""
+    params["direct"] = params.pop("direct", 0)
+    return params
+
+
+def _direct_count_refusal(params: Params) -> str | None:
+    """More direct levels than the shape has levels."""
+    radices = params["radices"]
+    assert isinstance(radices, tuple)
+    direct = int_param(params, "direct")
+    if direct > len(radices):
+        return (
+            f"direct = {direct} levels, but the shape has only {len(radices)}; "
+            f"use direct <= {len(radices)}"
+        )
+    return None
 
 
 def _direct_levels_within(found: list[Level], hop_limit: int | None) -> int:
@@ -1747,17 +1759,6 @@ def _direct_bundle(digits: IntArray, stride: int, pieces: int, channels: int) ->
     return low
 
 
-def _alltoall_direct_within(radices: tuple[int, ...], hop_limit: int | None) -> int:
-    """How many of the lowest all-to-all levels can be direct: each one's farthest digit,
-    k // 2 strides, within the hop limit."""
-    fits = 0
-    for k, stride in zip(radices, _strides(radices), strict=True):
-        if hop_limit is not None and (k // 2) * stride > hop_limit:
-            break
-        fits += 1
-    return fits
-
-
 @dataclass(eq=False)
 class SynthAllToAll(_Synthesized):
     """All-to-all: every block moves by the balanced digits of its ring offset, level by level
@@ -1784,23 +1785,17 @@ class SynthAllToAll(_Synthesized):
     )
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
-        out = super().fill_defaults(ring, given)
-        out["direct"] = out.pop("direct", 0)  # last, as listed: radices, pieces, direct
-        return out
+        return _with_direct(super().fill_defaults(ring, given))
 
     def refusal(self, ring: Ring, params: Params) -> str | None:
-        reason = super().refusal(ring, params)
+        reason = super().refusal(ring, params) or _direct_count_refusal(params)
         if reason:
             return reason
         radices = params["radices"]
         assert isinstance(radices, tuple)
         direct = int_param(params, "direct")
-        if direct > len(radices):
-            return (
-                f"direct = {direct} levels, but the shape has only {len(radices)}; "
-                f"use direct <= {len(radices)}"
-            )
-        within = _alltoall_direct_within(radices, self.hop_limit)
+        within = _direct_levels_within(levels(self._virtual(ring, params), radices, 1),
+                                       self.hop_limit)
         if direct > within:
             return (
                 f"direct = {direct}: level {within + 1}'s farthest digit would need a "
@@ -1815,7 +1810,10 @@ class SynthAllToAll(_Synthesized):
         for raw in super().shape_candidates(ring):
             radices = raw["radices"]
             assert isinstance(radices, tuple)
-            for direct in range(_alltoall_direct_within(radices, self.hop_limit) + 1):
+            virtual = Ring(math.prod(radices), ring.fibers_per_direction,
+                           ring.wavelengths_per_fiber)
+            within = _direct_levels_within(levels(virtual, radices, 1), self.hop_limit)
+            for direct in range(within + 1):
                 if direct == 0 or radices[direct - 1] > 3:
                     yield {**raw, "direct": direct}
 

@@ -3,6 +3,7 @@
 import functools
 import itertools
 import math
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -204,23 +205,26 @@ def test_every_reduce_then_broadcast_shape_needs_those_slots(nodes: int, hops: i
         assert len(stages) >= reduce_then_broadcast_slots(nodes, None)
 
 
+def _labellings(nodes: int, hops: int, slots: int) -> Iterator[list[tuple[int, int]]]:
+    """Every labelling of the nodes with slots t(v) in 1..S (the root 0 in slot 0) whose
+    distances to the nodes labelled earlier are at most H: per node v != 0, (t(v), that
+    distance)."""
+    for labels in itertools.product(range(1, slots + 1), repeat=nodes - 1):
+        label = (0, *labels)
+        reached = [
+            (label[v], min(min(abs(v - u), nodes - abs(v - u))
+                           for u in range(nodes) if label[u] < label[v]))
+            for v in range(1, nodes)
+        ]
+        if all(d <= hops for _, d in reached):
+            yield reached
+
+
 def _labelled_trees(nodes: int, hops: int, slots: int) -> float:
     """Fact 3c by enumeration: the least over slot labels t(v) in 1..S (the root 0 in slot 0)
     of sum_v dist(v, nodes labelled earlier), each distance at most H."""
-    best = math.inf
-    for labels in itertools.product(range(1, slots + 1), repeat=nodes - 1):
-        label = (0, *labels)
-        cost = 0
-        for v in range(1, nodes):
-            d = min(
-                min(abs(v - u), nodes - abs(v - u)) for u in range(nodes) if label[u] < label[v]
-            )
-            if d > hops:
-                break
-            cost += d
-        else:
-            best = min(best, cost)
-    return best
+    return min((sum(d for _, d in reached) for reached in _labellings(nodes, hops, slots)),
+               default=math.inf)
 
 
 @pytest.mark.parametrize("nodes", range(2, 8))
@@ -719,20 +723,11 @@ def _weighted_labelled_trees(nodes: int, hops: int, slots: int, fan: int) -> flo
     most H, with cap_t = min(N - 1, 2 (t - 1) H + 1, (1 + fan)^(t - 1)) written out here."""
     caps = [min(nodes - 1, 2 * (t - 1) * hops + 1, (1 + fan) ** (t - 1))
             for t in range(slots + 1)]
-    best = math.inf
-    for labels in itertools.product(range(1, slots + 1), repeat=nodes - 1):
-        label = (0, *labels)
-        cost = 0.0
-        for v in range(1, nodes):
-            d = min(
-                min(abs(v - u), nodes - abs(v - u)) for u in range(nodes) if label[u] < label[v]
-            )
-            if d > hops:
-                break
-            cost += nodes / caps[label[v]] * (d - 1)
-        else:
-            best = min(best, cost)
-    return best
+    return min(
+        (sum(nodes / caps[t] * (d - 1) for t, d in reached)
+         for reached in _labellings(nodes, hops, slots)),
+        default=math.inf,
+    )
 
 
 @pytest.mark.parametrize("nodes", range(3, 9))
