@@ -1714,6 +1714,55 @@ def balanced_digits(nodes: int, radices: tuple[int, ...]) -> IntArray:
     return digits
 
 
+def alltoall_digits(nodes: int, radices: tuple[int, ...], direct: int = 0) -> IntArray:
+    """The digits the all-to-all moves each ring offset by: `balanced_digits`, except that at
+    an even top radix k run as a pipeline every second offset whose top digit is the far one,
+    k / 2, takes -k / 2 instead (in offset order; the first stays k / 2). The top level spans
+    the ring (k s = N), so k / 2 strides either way reach the same node: the block arrives
+    where it did, over as many hops, but each pipeline step carries as many blocks each way
+    (N = 64, 8 x 8: 7, 5, 3 and 1 blocks a direction instead of 8 and 6, ..., 2 and 0). A
+    direct top level splits its far partner's lightpaths by sender instead (`_FarSplit`),
+    which needs no second lightpath where one carries them all."""
+    digits = balanced_digits(nodes, radices)
+    k = radices[-1]
+    if k % 2 == 0 and direct < len(radices):
+        far = np.flatnonzero(digits[:, -1] == k // 2)
+        digits[far[1::2], -1] = -(k // 2)
+    return digits
+
+
+@dataclass(frozen=True)
+class _FarSplit:
+    """The far partner of a direct top level of even radix k (k / 2 strides away, N / 2 hops
+    either way round): node v sends its x lightpaths there ceil(x / 2) CW and floor(x / 2)
+    CCW when its block v // s is even, the other way round when odd (the all-gather's
+    `split_far`, per lightpath), so the two directions carry alike. A link of one direction
+    is crossed by the far lightpaths of the N / 2 senders behind it: (x // 2) N / 2, plus,
+    for odd x, the most senders of one block parity among N / 2 consecutive ones
+    (`odd_extra`)."""
+
+    digit: int  # k / 2
+    stride: int
+    nodes: int
+
+    @property
+    def odd_extra(self) -> int:
+        even = (np.arange(self.nodes) // self.stride) % 2 == 0
+        behind = self.nodes // 2
+        window = np.convolve(np.concatenate([even, even[: behind - 1]]).astype(np.int64),
+                             np.ones(behind, dtype=np.int64), mode="valid")
+        return int(max(window.max(), behind - window.min()))
+
+    def load(self, lightpaths: int) -> int:
+        """Far lightpaths on the busiest link of either direction, x = `lightpaths` a node."""
+        return lightpaths // 2 * (self.nodes // 2) + lightpaths % 2 * self.odd_extra
+
+    def cw_lightpaths(self, lightpaths: int) -> IntArray:
+        """Per node, how many of its x far lightpaths go CW (the rest CCW)."""
+        even = (np.arange(self.nodes) // self.stride) % 2 == 0
+        return np.where(even, -(-lightpaths // 2), lightpaths // 2).astype(np.int64)
+
+
 def _strides(radices: tuple[int, ...]) -> list[int]:
     out, stride = [], 1
     for k in radices:
@@ -1733,22 +1782,30 @@ class _Step:
     cw: int
     ccw: int
     digits: IntArray | None = None  # per ring offset 1..N-1, its digit at this level
+    far: _FarSplit | None = None  # a direct top level's far partner, split by sender
 
 
-def _direct_bundle(digits: IntArray, stride: int, pieces: int, channels: int) -> int:
+def _direct_bundle(
+    digits: IntArray, stride: int, pieces: int, channels: int, far: _FarSplit | None = None
+) -> int:
     """Pieces per lightpath of a direct all-to-all level: node v sends the c_m q pieces of
     digit m to v + m s on ceil(c_m q / b) lightpaths, loading every link of a direction with
     sum over that direction's m of ceil(c_m q / b) |m| s of them (the pattern is the same at
     every node); the least bundle b that fits both directions into the channels, or one
     lightpath per partner (b = the largest c_m q) when none does (the stage then takes
-    more slots)."""
+    more slots). With `far` (a direct top level of even radix) the far partner's lightpaths
+    split between the directions by sender and load each as `_FarSplit.load` says."""
     values, counts = np.unique(digits[digits != 0], return_counts=True)
     loads = counts * pieces
     reach = np.abs(values) * stride
+    split = (values == far.digit) if far is not None else np.zeros(len(values), dtype=bool)
 
     def fits(bundle: int) -> bool:
-        used = -(-loads // bundle) * reach
-        return max(int(used[values > 0].sum()), int(used[values < 0].sum())) <= channels
+        lightpaths = -(-loads // bundle)
+        used = lightpaths * reach
+        both = sum(far.load(int(x)) for x in lightpaths[split]) if far is not None else 0
+        return max(int(used[(values > 0) & ~split].sum()),
+                   int(used[values < 0].sum())) + both <= channels
 
     low, high = 1, int(loads.max(initial=1))
     if not fits(high):
@@ -1765,7 +1822,8 @@ class SynthAllToAll(_Synthesized):
     (top first), one stride per step, store-and-forward (SPEC 12 relays), so every lightpath
     has s_i <= the hop limit hops and every block crosses about its ring distance. With
     `direct` = d the lowest d levels move each block by its whole digit m in one stage, on a
-    lightpath of |m| s_i hops: fewer slots, as many hops."""
+    lightpath of |m| s_i hops: fewer slots, as many hops. An even top level's far digit goes
+    either way round, half each (`alltoall_digits`, `_FarSplit`)."""
 
     collective: ClassVar[Collective] = Collective.ALLTOALL
     name: ClassVar[str] = "synth"
@@ -1826,15 +1884,18 @@ class SynthAllToAll(_Synthesized):
         radices = params["radices"]
         assert isinstance(radices, tuple)
         direct = int_param(params, "direct")
-        digits = balanced_digits(ring.nodes, radices)[1:]  # offset 0 never moves
+        digits = alltoall_digits(ring.nodes, radices, direct)[1:]  # offset 0 never moves
         strides = _strides(radices)
         out = []
         for i in reversed(range(len(radices))):
             column = digits[:, i]
             if i < direct:
+                k = radices[i]
+                far = (_FarSplit(k // 2, strides[i], ring.nodes)
+                       if i == len(radices) - 1 and k % 2 == 0 else None)
                 if (column != 0).any():
                     out.append(_Step(i, strides[i], int((column > 0).sum()),
-                                     int((column < 0).sum()), column))
+                                     int((column < 0).sum()), column, far))
                 continue
             for t in range(1, radices[i] // 2 + 1):
                 step = _Step(i, strides[i], int((column >= t).sum()), int((column <= -t).sum()))
@@ -1846,7 +1907,7 @@ class SynthAllToAll(_Synthesized):
         """Pieces per lightpath of a stage: a pipeline step fills the channels one stride
         long (F w // s lightpaths a direction), a direct level as `_direct_bundle` says."""
         if step.digits is not None:
-            return _direct_bundle(step.digits, step.stride, pieces, channels)
+            return _direct_bundle(step.digits, step.stride, pieces, channels, step.far)
         lightpaths = max(1, channels // step.stride)
         return -(-max(step.cw, step.ccw) * pieces // lightpaths)
 
@@ -1863,14 +1924,24 @@ class SynthAllToAll(_Synthesized):
                 values, counts = np.unique(step.digits[step.digits != 0], return_counts=True)
                 partners = [(int(m) * step.stride, int(c))
                             for m, c in zip(values, counts, strict=True)]
-            s, d, k, a = [], [], [], []
+            wanted: list[tuple[int, IntArray, Direction]] = []  # (shift, per node, way)
             for shift, blocks in partners:
-                if blocks:
-                    s.append(nodes)
-                    d.append((nodes + shift) % n)
-                    k.append(np.full(n, -(-blocks * q // per), dtype=np.int64))
-                    a.append(np.full(n, Direction.CW if shift > 0 else Direction.CCW,
-                                     dtype=np.int64))
+                if not blocks:
+                    continue
+                lightpaths = -(-blocks * q // per)
+                if step.far is not None and shift == step.far.digit * step.stride:
+                    cw = step.far.cw_lightpaths(lightpaths)
+                    wanted += [(shift, cw, Direction.CW), (shift, lightpaths - cw, Direction.CCW)]
+                else:
+                    wanted.append((shift, np.full(n, lightpaths, dtype=np.int64),
+                                   Direction.CW if shift > 0 else Direction.CCW))
+            s, d, k, a = [], [], [], []
+            for shift, count, way in wanted:
+                some = count > 0  # a far partner is reached one way from some senders only
+                s.append(nodes[some])
+                d.append((nodes[some] + shift) % n)
+                k.append(count[some])
+                a.append(np.full(int(some.sum()), way, dtype=np.int64))
             out.append(Stage.from_demands(n, np.concatenate(s), np.concatenate(d),
                                           np.concatenate(k), np.concatenate(a),
                                           f"all-to-all level {step.level + 1}", per))
@@ -1898,7 +1969,7 @@ class SynthAllToAll(_Synthesized):
         where = src[moving]
         offset = (dst[moving] - where) % n
         del src, dst, moving
-        table = balanced_digits(n, radices)
+        table = alltoall_digits(n, radices, int_param(params, "direct"))
         pieces = np.arange(q, dtype=np.int64)
         steps_done: dict[int, int] = {}
         level, column = -1, table[:0, 0]

@@ -20,6 +20,7 @@ from models.synthesis import (
     SynthAllReduce,
     SynthAllToAll,
     SynthReduceScatter,
+    alltoall_digits,
     balanced_digits,
     centre_counts,
     centre_offsets,
@@ -652,6 +653,75 @@ def test_a_direct_alltoall_level_fills_the_channels() -> None:
     cw = (last.destinations - last.sources) % 64
     assert sorted(set(cw[last.allowed == Direction.CW].tolist())) == [1, 2, 3, 4]
     assert sorted(set((64 - cw[last.allowed == Direction.CCW]).tolist())) == [1, 2, 3]
+
+
+@pytest.mark.parametrize("nodes", [2, 12, 64, 1000, 1024])
+def test_alltoall_digits_split_the_far_top_digit(nodes: int) -> None:
+    """At an even top radix k (a pipeline), every second offset whose top digit is k / 2
+    takes -k / 2: the digits still sum to the offset mod N (k s = N), the lower ones are
+    untouched, and the far offsets split between the directions, the first one staying CW.
+    A direct top level keeps the balanced digits (it splits by sender instead)."""
+    for radices in multiplicative_partitions(nodes):
+        balanced = balanced_digits(nodes, radices)
+        digits = alltoall_digits(nodes, radices)
+        strides = np.cumprod((1, *radices[:-1]))
+        assert ((digits @ strides) % nodes == np.arange(nodes)).all()
+        assert (digits[:, :-1] == balanced[:, :-1]).all()
+        k = radices[-1]
+        top = digits[:, -1]
+        if k % 2:
+            assert (top == balanced[:, -1]).all()
+        else:
+            far = np.flatnonzero(balanced[:, -1] == k // 2)
+            assert (top[far[0::2]] == k // 2).all() and (top[far[1::2]] == -(k // 2)).all()
+            assert np.array_equal(np.flatnonzero(top != balanced[:, -1]), far[1::2])
+        assert (alltoall_digits(nodes, radices, direct=len(radices)) == balanced).all()
+        if len(radices) > 3:
+            break
+
+
+def test_alltoall_pipeline_top_carries_as_many_blocks_each_way() -> None:
+    """N = 64, C = 64, 8 x 8, q = 2: top digits -3..4, eight offsets each (lower digits
+    -3..4); the eight of digit 4 split 4 + 4. Step t moves the blocks whose top digit is t
+    or more CW and -t or less CCW: 8 (4 - t) + 4 each way, where all eight far ones went CW
+    before (CW 8 (5 - t), CCW 8 (4 - t)). Eight lightpaths a pair (C // 8), so each carries
+    ceil(2 (8 (4 - t) + 4) / 8) pieces: 7, 5, 3, 1 (before 8, 6, 4, 2)."""
+    ring = Ring(64, 1, 64)
+    algorithm = SynthAllToAll()
+    params = algorithm.resolve(ring, {"radices": (8, 8), "pieces": 2})
+    top = [stage for stage in algorithm.stages(ring, params) if "level 2" in stage.label]
+    assert [stage.pieces for stage in top] == [7, 5, 3, 1]
+    for stage in top:
+        assert sorted(set(stage.counts.tolist())) == [8]
+        assert (stage.allowed == Direction.CW).sum() == (stage.allowed == Direction.CCW).sum()
+
+
+def test_a_direct_alltoall_top_splits_its_far_partner_by_sender() -> None:
+    """N = 64, C = 64, 4 x 16, both levels direct, q = 16. Top level (k = 16, stride 4):
+    each digit -7..8 has 4 offsets, 64 pieces a partner, which no bundle fits into 64
+    channels, so one lightpath per partner. Digits 1..7 load a CW link with 4 (1 + ... + 7)
+    = 112 lightpaths, -1..-7 a CCW link with 112. The far partner, 32 hops either way, is
+    reached CW from the nodes of even blocks v // 4 and CCW from the odd ones: a link is
+    crossed by the far lightpaths of the 32 senders behind it, 8 blocks, 4 of each parity:
+    16. Both directions: 128 (before: CW 112 + 32 = 144, CCW 112, so 3 slots of 64
+    channels instead of 2)."""
+    ring = Ring(64, 1, 64)
+    algorithm = SynthAllToAll()
+    params = algorithm.resolve(ring, {"radices": (4, 16), "pieces": 16, "direct": 2})
+    top = algorithm.stages(ring, params)[0]
+    assert "level 2" in top.label and top.pieces == 64
+    assert sorted(set(top.counts.tolist())) == [1]
+    far = ((top.destinations - top.sources) % 64) == 32
+    assert np.array_equal(np.sort(top.sources[far]), np.arange(64))
+    even = (top.sources[far] // 4) % 2 == 0
+    assert (top.allowed[far] == np.where(even, Direction.CW, Direction.CCW)).all()
+    load = np.zeros((2, 64), dtype=np.int64)
+    hops = _pinned_hops(top, 64)
+    for s, h, k, a in zip(top.sources, hops, top.counts, top.allowed, strict=True):
+        links = (s + np.arange(h)) % 64 if a == Direction.CW else (s - 1 - np.arange(h)) % 64
+        load[a, links] += k
+    assert load[Direction.CW].max() == load[Direction.CCW].max() == 128
+    assert (load == 128).all()
 
 
 def test_radices_must_cover_n_within_the_padding() -> None:
