@@ -137,13 +137,18 @@ def expected_shifts(
     algorithm: Algorithm, ring: Ring, params: dict[str, object]
 ) -> list[Reach] | None:
     """Per stage the hops reached CW and CCW: a pipeline step reaches one stride (CCW only in
-    its first (k-1)//2 steps; a sweep's in its last), a direct level its whole window, a tree
+    its first (k-1)//2 steps, and in an even window's last with `halves`; a sweep's in its
+    last), a direct level its whole window, a tree
     slot the lengths of its base tree's edges first reached in it (their directions swapped
     in a reduce-scatter, which runs the slots in reverse). A swept top level comes once,
     between the reduce-scatter and the all-gather of the levels below it."""
     if isinstance(algorithm, SynthAllToAll):
         return None
-    found = levels(ring, params["radices"], 1, params["direct"], tree=params.get("tree", 0),  # type: ignore[arg-type]
+    held = params.get("holders")
+    found = levels(ring, params["radices"], params["pieces"], params["direct"],  # type: ignore[arg-type]
+                   sweep=bool(params.get("sweep", 0)),
+                   holders=held if isinstance(held, int) else None,
+                   tree=params.get("tree", 0),  # type: ignore[arg-type]
                    hop_limit=algorithm.hop_limit)  # type: ignore[attr-defined]
 
     def strides(stride: int, cw: int, ccw: int) -> Reach:
@@ -158,8 +163,10 @@ def expected_shifts(
             return [strides(lv.stride, lv.cw_steps,
                             lv.cw_steps if lv.split_far else lv.ccw_steps)]
         late = lv.cw_steps - lv.ccw_steps if swept else 0
+        # halves: an even pipeline's last step carries the far class's B pieces CCW too
+        far_ccw = lv.halves and lv.half_pieces[1] > 0
         return [
-            strides(lv.stride, 1, int(late <= t < late + lv.ccw_steps))
+            strides(lv.stride, 1, int(late <= t < late + lv.ccw_steps or far_ccw))
             for t in range(lv.cw_steps)
         ]
 
@@ -556,6 +563,34 @@ def test_pieces_fill_the_channels(family: type, direct: int) -> None:
             assert load[0].max() == load[1].max()
 
 
+@pytest.mark.parametrize("family", [SynthAllGather, SynthReduceScatter, SynthAllReduce])
+def test_an_even_pipeline_sends_half_the_far_class_each_way(family: type) -> None:
+    """N = 16, C = 8, 4 x 4, 4 pieces, pipelines. Level 2 (stride 4): one item a class,
+    bundle 4 pieces on x = 8 // 4 = 2 lightpaths a pair, 2 pieces each; level 1 (stride 1):
+    4 items a class, 16 pieces on 8 lightpaths, 2 each. Each level takes 2 steps (window 4:
+    the member 2 strides away is the far one, the same class either way round): the first
+    both ways at 2 pieces a lightpath, the last with the far class's first 2 (level 2) or 8
+    (level 1) pieces CW and the other half CCW, at 1 piece a lightpath on the same 2 or 8
+    lightpaths each way (before: all of it CW at 2 pieces, nothing CCW). The data-flow
+    simulator delivers it."""
+    ring = Ring(16, 1, 8)
+    algorithm = family()
+    params = algorithm.resolve(ring, {"radices": (4, 4), "pieces": 4})
+    simulate(algorithm.schedule(ring, params))
+    found = levels(ring, (4, 4), 4)
+    assert [lv.halves for lv in found] == [True, True]
+    assert [lv.half_pieces for lv in found] == [(8, 8), (2, 2)]
+    assert [lv.half_per_lightpath for lv in found] == [1, 1]
+    stages = algorithm.stages(ring, params)
+    assert [stage.pieces for stage in stages] == {
+        SynthAllGather: [2, 1, 2, 1], SynthReduceScatter: [2, 1, 2, 1],
+        SynthAllReduce: [2, 1, 2, 1, 2, 1, 2, 1]}[family]
+    for stage in stages:
+        lightpaths = 2 if "level 2" in stage.label else 8
+        for way in (Direction.CW, Direction.CCW):
+            assert sorted(set(stage.counts[stage.allowed == way].tolist())) == [lightpaths]
+
+
 def test_hop_limit_refusal_names_what_fits() -> None:
     ring = Ring(64, 1, 8)
     with pytest.raises(AlgorithmRefusedError, match="larger top radix"):
@@ -722,6 +757,26 @@ def test_a_direct_alltoall_top_splits_its_far_partner_by_sender() -> None:
         load[a, links] += k
     assert load[Direction.CW].max() == load[Direction.CCW].max() == 128
     assert (load == 128).all()
+
+
+def test_a_direct_alltoall_top_of_odd_half_window_splits_by_block_parity() -> None:
+    """N = 24, C = 16, 4 x 6 both levels direct, q = 1. Top level (k = 6, stride 4): digits
+    -2..3, four offsets each; no bundle fits (one lightpath per partner: 4 + 8 = 12 one
+    way before the far partner), so each partner gets one lightpath. The far partner (3
+    strides, 12 hops) is reached CW from the even blocks v // 4 and CCW from the odd ones:
+    the 12 senders behind a link are three blocks, at most two of one parity: 8 far
+    lightpaths. Both directions: 12 + 8 = 20 (all far ones CW: 24 CW, 12 CCW)."""
+    ring = Ring(24, 1, 16)
+    algorithm = SynthAllToAll()
+    params = algorithm.resolve(ring, {"radices": (4, 6), "pieces": 1, "direct": 2})
+    top = algorithm.stages(ring, params)[0]
+    assert "level 2" in top.label and sorted(set(top.counts.tolist())) == [1]
+    load = np.zeros((2, 24), dtype=np.int64)
+    hops = _pinned_hops(top, 24)
+    for s, h, k, a in zip(top.sources, hops, top.counts, top.allowed, strict=True):
+        links = (s + np.arange(h)) % 24 if a == Direction.CW else (s - 1 - np.arange(h)) % 24
+        load[a, links] += k
+    assert load[Direction.CW].max() == load[Direction.CCW].max() == 20
 
 
 def test_radices_must_cover_n_within_the_padding() -> None:
