@@ -19,16 +19,17 @@ No paper proposes these; rwaopt measures them against the achievable bound
   pieces, so each step fills the channels: x_i = max(1, C // s_i) lightpaths per pair and
   direction (link load s_i x_i <= C), each carrying ceil(bundle / x_i) pieces.
 
-**Halves** (every even pipeline window, not swept, without idle residues): the member k_i / 2
-strides away holds the same class either way round (classes are residues mod s_i k_i), so
-the A half of every bundle (its first ceil(b / 2) pieces) takes the window v - a s_i ..
-v + b s_i and the B half the mirror one, v - b s_i .. v + a s_i; both tile the ring, level
-by level. The last step then carries the far class's A half CW and its B half CCW, at half
-the pieces per lightpath, where it carried all of it CW and nothing CCW (`Level.halves`;
-reduce-scatter: A's chains are a long CW and b long CCW, B's the mirror, and the b-long
-ones end a step early, so there too the last step carries one half each way). 32 x 32 at N = 1024, 4 MiB all-gather: 14.31 ms with 4 pieces (14.75 before; the
-search also tries twice the default pieces where the top level is an even pipeline, whose
-bundles are one item).
+**Halves** (every even pipeline window, not swept, without idle residues, not under per-node
+limits): the member k_i / 2 strides away holds the same class either way round (classes are
+residues mod s_i k_i), so the A half of every bundle (its first ceil(b / 2) pieces) takes the
+window v - a s_i .. v + b s_i and the B half the mirror one, v - b s_i .. v + a s_i; both tile
+the ring, level by level. The last step then carries the far class's A half CW and its B half
+CCW, at half the pieces per lightpath, where it carried all of it CW and nothing CCW
+(`Level.halves`; reduce-scatter: A's chains are a long CW and b long CCW, B's the mirror, and
+the b-long ones end a step early, so there too the last step carries one half each way).
+32 x 32 at N = 1024, 4 MiB all-gather: 14.31 ms with 4 pieces (14.75 before; the search
+also tries twice the default pieces where the top level is an even pipeline, whose bundles
+are one item).
 
 One level (k_1 = N) is the bidirectional ring pipeline striped over every channel, which meets
 the bound's byte term at large messages; more levels trade bytes (each level moves every item
@@ -355,7 +356,7 @@ class Level:
 def levels(
     ring: Ring, radices: tuple[int, ...], pieces: int, direct: int = 0, sweep: bool = False,
     holders: int | None = None, centres: int | None = None, tree: int = 0,
-    hop_limit: int | None = None,
+    hop_limit: int | None = None, halves: bool = True,
 ) -> list[Level]:
     """The levels of a shape, bottom (stride 1) first; the lowest `direct` are direct; with
     `sweep` the top level is swept (all-reduce). `holders` (all-reduce): of every s_L
@@ -364,7 +365,8 @@ def levels(
     lightpaths are counted per holder, not per stride. `centres` (a swept top level): of its
     k_L members, how many form each chunk's sum (None or k_L: every member). `tree` > 0: the
     lowest level runs along a least broadcast tree of its window in that many slots, its
-    lightpaths within `hop_limit` (`tree_slots`; the caller checks that it exists)."""
+    lightpaths within `hop_limit` (`tree_slots`; the caller checks that it exists).
+    `halves`: even pipeline windows send half the far class each way (`Level.halves`)."""
     channels = ring.channels_per_direction
     top_stride = math.prod(radices[:-1])
     held = top_stride if holders is None else holders
@@ -396,12 +398,12 @@ def levels(
         # an even pipeline's far class is the same either way round: half of every bundle
         # takes each window orientation (not with idle residues, whose steps send whole
         # residues' classes)
-        halves = (k % 2 == 0 and i >= direct and not swept and not plan
-                  and held == top_stride)
+        split_halves = (halves and k % 2 == 0 and i >= direct and not swept and not plan
+                        and held == top_stride)
         out.append(
             Level(stride, k, lightpaths, bundle, -(-bundle // lightpaths), i < direct, swept,
                   split, centres if swept and centres is not None and centres < k else None,
-                  plan, halves)
+                  plan, split_halves)
         )
         stride *= k
     return out
@@ -683,7 +685,13 @@ class _Synthesized(Algorithm):
 
 @dataclass(eq=False)
 class _Windowed(_Synthesized):
-    """All-gather and all-reduce: the window levels, each a pipeline or direct (`direct`)."""
+    """All-gather and all-reduce: the window levels, each a pipeline or direct (`direct`).
+    `use_halves`: even pipeline windows send half the far class each way (`Level.halves`);
+    not under per-node limits (`_CappedChannels`), where the last step's second direction
+    is more lightpaths a node (N = 24, w = 4, one lightpath a node and slot: the all-reduce
+    2.07 ms with halves against 1.92 without)."""
+
+    use_halves: ClassVar[bool] = True
 
     params: ClassVar[tuple[ParamSpec, ...]] = (
         *_Synthesized.params,
@@ -796,7 +804,7 @@ class _Windowed(_Synthesized):
             if direct and radices[direct - 1] <= 3:
                 continue
             yield {"radices": radices, "direct": direct}
-            if radices[-1] % 2 == 0 and direct < len(radices):
+            if self.use_halves and radices[-1] % 2 == 0 and direct < len(radices):
                 yield {"radices": radices, "direct": direct, "pieces": 2 * pieces}
 
     def _align(self, ring: Ring, params: Params) -> int:
@@ -818,6 +826,7 @@ class _Windowed(_Synthesized):
             ring, radices, int_param(params, "pieces"), int_param(params, "direct"),
             bool(params.get("sweep", 0)), holders if isinstance(holders, int) else None,
             centres if isinstance(centres, int) else None, _tree(params), self.hop_limit,
+            self.use_halves,
         )
 
     def _step_stage(
@@ -2119,6 +2128,7 @@ class _CappedChannels:
     routing and colouring stay on the real ring (the stages are the same nodes' demands)."""
 
     per_node: int
+    use_halves: ClassVar[bool] = False  # a second direction is more lightpaths a node
 
     def _capped(self, ring: Ring) -> Ring:
         if ring.channels_per_direction <= self.per_node:

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from models.achievable import tree_hops
-from models.algorithms.base import Algorithm
+from models.algorithms.base import Algorithm, Collective
 from models.dataflow import simulate
 from models.errors import AlgorithmRefusedError
 from models.ring import Direction, Ring
@@ -30,6 +30,7 @@ from models.synthesis import (
     levels,
     multiplicative_partitions,
     padded_sizes,
+    synthesized,
     tree_slots,
 )
 
@@ -149,7 +150,8 @@ def expected_shifts(
                    sweep=bool(params.get("sweep", 0)),
                    holders=held if isinstance(held, int) else None,
                    tree=params.get("tree", 0),  # type: ignore[arg-type]
-                   hop_limit=algorithm.hop_limit)  # type: ignore[attr-defined]
+                   hop_limit=algorithm.hop_limit,  # type: ignore[attr-defined]
+                   halves=algorithm.use_halves)  # type: ignore[attr-defined]
 
     def strides(stride: int, cw: int, ccw: int) -> Reach:
         return {m * stride for m in range(1, cw + 1)}, {m * stride for m in range(1, ccw + 1)}
@@ -589,6 +591,22 @@ def test_an_even_pipeline_sends_half_the_far_class_each_way(family: type) -> Non
         lightpaths = 2 if "level 2" in stage.label else 8
         for way in (Direction.CW, Direction.CCW):
             assert sorted(set(stage.counts[stage.allowed == way].tolist())) == [lightpaths]
+
+
+def test_no_halves_under_a_per_node_limit() -> None:
+    """With one lightpath a node and slot (max_tx = max_rx = 1) a second direction in the
+    last step is one more lightpath a node, which the limit serializes: the node-limited
+    family keeps the far class on one side (N = 16, 4 x 4: each level's second, last step
+    CW only) and offers no doubled pieces for it (only tree shapes name their pieces)."""
+    ring = Ring(16, 1, 8)
+    limited = synthesized(Collective.ALLGATHER, max_tx=1, max_rx=1)
+    params = limited.resolve(ring, {"radices": (4, 4)})
+    assert not any(lv.halves for lv in limited._levels(ring, params))  # type: ignore[attr-defined]
+    stages = limited.stages(ring, params)
+    assert len(stages) == 4
+    for stage in stages[1::2]:
+        assert (stage.allowed == Direction.CW).all()
+    assert all("tree" in raw for raw in limited.shape_candidates(ring) if "pieces" in raw)
 
 
 def test_hop_limit_refusal_names_what_fits() -> None:
