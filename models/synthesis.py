@@ -19,17 +19,19 @@ No paper proposes these; rwaopt measures them against the achievable bound
   pieces, so each step fills the channels: x_i = max(1, C // s_i) lightpaths per pair and
   direction (link load s_i x_i <= C), each carrying ceil(bundle / x_i) pieces.
 
-**Halves** (every even pipeline window, not swept, without idle residues, not under per-node
-limits): the member k_i / 2 strides away holds the same class either way round (classes are
-residues mod s_i k_i), so the A half of every bundle (its first ceil(b / 2) pieces) takes the
-window v - a s_i .. v + b s_i and the B half the mirror one, v - b s_i .. v + a s_i; both tile
-the ring, level by level. The last step then carries the far class's A half CW and its B half
-CCW, at half the pieces per lightpath, where it carried all of it CW and nothing CCW
-(`Level.halves`; reduce-scatter: A's chains are a long CW and b long CCW, B's the mirror, and
-the b-long ones end a step early, so there too the last step carries one half each way).
-32 x 32 at N = 1024, 4 MiB all-gather: 14.31 ms with 4 pieces (14.75 before; the search
-also tries twice the default pieces where the top level is an even pipeline, whose bundles
-are one item).
+**Halves** (every even pipeline window but a top window of 2; not swept, without idle
+residues; under a per-node limit only where both ways fit it): the member k_i / 2 strides
+away holds the same class either way round (classes are residues mod s_i k_i), so of every
+bundle's P pieces the first ceil(P / 2) (A) take the window v - a s_i .. v + b s_i (a =
+k_i / 2 steps CW, b = a - 1 CCW) and the rest (B) the mirror one, v - b s_i .. v + a s_i;
+both tile the ring, level by level. The last step then carries the far class's A CW and its
+B CCW, at ceil(ceil(P / 2) / x) pieces a lightpath (half of the step's where a lightpath
+carried two or more pieces; else as many on fewer lightpaths), where it carried all of it
+CW and nothing CCW (`Level.halves`; reduce-scatter: A's chains are a long CW and b long
+CCW, B's the mirror, and the b-long ones end a step early, so there too the last step
+carries one half each way). 32 x 32 at N = 1024, 4 MiB all-gather: 14.31 ms with 4 pieces
+(14.75 before; the search also tries twice the default pieces where the top level is an
+even pipeline, whose bundles are one item).
 
 One level (k_1 = N) is the bidirectional ring pipeline striped over every channel, which meets
 the bound's byte term at large messages; more levels trade bytes (each level moves every item
@@ -319,13 +321,13 @@ class Level:
     @property
     def half_pieces(self) -> tuple[int, int]:
         """`halves`: the pieces of a bundle that take the first window orientation (A, the
-        first ceil(b / 2) of the bundle's data) and the second (B, the rest)."""
+        first ceil(P / 2) of its P pieces, in `_bundles_flow`'s order) and the second (B)."""
         return -(-self.bundle_pieces // 2), self.bundle_pieces // 2
 
     @property
     def half_per_lightpath(self) -> int:
         """`halves`: pieces per lightpath of the last step, which carries A one way and B the
-        other on the level's x lightpaths each."""
+        other on at most the level's x lightpaths each."""
         return -(-self.half_pieces[0] // self.lightpaths)
 
     @property
@@ -356,7 +358,7 @@ class Level:
 def levels(
     ring: Ring, radices: tuple[int, ...], pieces: int, direct: int = 0, sweep: bool = False,
     holders: int | None = None, centres: int | None = None, tree: int = 0,
-    hop_limit: int | None = None, halves: bool = True,
+    hop_limit: int | None = None, node_limit: int | None = None,
 ) -> list[Level]:
     """The levels of a shape, bottom (stride 1) first; the lowest `direct` are direct; with
     `sweep` the top level is swept (all-reduce). `holders` (all-reduce): of every s_L
@@ -366,7 +368,10 @@ def levels(
     k_L members, how many form each chunk's sum (None or k_L: every member). `tree` > 0: the
     lowest level runs along a least broadcast tree of its window in that many slots, its
     lightpaths within `hop_limit` (`tree_slots`; the caller checks that it exists).
-    `halves`: even pipeline windows send half the far class each way (`Level.halves`)."""
+    Even pipeline windows send half the far class each way (`Level.halves`), except a top
+    window of 2 (its one partner is the same node both ways round, so the two directions'
+    lightpaths would be one pair's) and, under `node_limit` lightpaths a node and slot,
+    levels whose both-ways steps exceed it."""
     channels = ring.channels_per_direction
     top_stride = math.prod(radices[:-1])
     held = top_stride if holders is None else holders
@@ -398,8 +403,9 @@ def levels(
         # an even pipeline's far class is the same either way round: half of every bundle
         # takes each window orientation (not with idle residues, whose steps send whole
         # residues' classes)
-        split_halves = (halves and k % 2 == 0 and i >= direct and not swept and not plan
-                        and held == top_stride)
+        split_halves = (k % 2 == 0 and i >= direct and not swept and not plan
+                        and held == top_stride and not (k == 2 and i == len(radices) - 1)
+                        and (node_limit is None or 2 * lightpaths <= node_limit))
         out.append(
             Level(stride, k, lightpaths, bundle, -(-bundle // lightpaths), i < direct, swept,
                   split, centres if swept and centres is not None and centres < k else None,
@@ -686,12 +692,15 @@ class _Synthesized(Algorithm):
 @dataclass(eq=False)
 class _Windowed(_Synthesized):
     """All-gather and all-reduce: the window levels, each a pipeline or direct (`direct`).
-    `use_halves`: even pipeline windows send half the far class each way (`Level.halves`);
-    not under per-node limits (`_CappedChannels`), where the last step's second direction
-    is more lightpaths a node (N = 24, w = 4, one lightpath a node and slot: the all-reduce
-    2.07 ms with halves against 1.92 without)."""
+    Even pipeline windows send half the far class each way (`Level.halves`), but under a
+    per-node limit only at levels whose both-ways steps fit it (2 x <= the limit): where they
+    do not, the last step's second direction is x more lightpaths a node, which the limit
+    serializes (N = 24, w = 4, one lightpath a node and slot: the all-reduce 2.07 ms with
+    halves against 1.92 without)."""
 
-    use_halves: ClassVar[bool] = True
+    def _node_limit(self) -> int | None:
+        """The lightpaths a node may send or receive per slot (None: no limit)."""
+        return None
 
     params: ClassVar[tuple[ParamSpec, ...]] = (
         *_Synthesized.params,
@@ -804,7 +813,7 @@ class _Windowed(_Synthesized):
             if direct and radices[direct - 1] <= 3:
                 continue
             yield {"radices": radices, "direct": direct}
-            if self.use_halves and radices[-1] % 2 == 0 and direct < len(radices):
+            if radices[-1] % 2 == 0 and radices[-1] > 2 and direct < len(radices):
                 yield {"radices": radices, "direct": direct, "pieces": 2 * pieces}
 
     def _align(self, ring: Ring, params: Params) -> int:
@@ -826,7 +835,7 @@ class _Windowed(_Synthesized):
             ring, radices, int_param(params, "pieces"), int_param(params, "direct"),
             bool(params.get("sweep", 0)), holders if isinstance(holders, int) else None,
             centres if isinstance(centres, int) else None, _tree(params), self.hop_limit,
-            self.use_halves,
+            node_limit=self._node_limit(),
         )
 
     def _step_stage(
@@ -959,9 +968,9 @@ def _carrying(stage: Stage, cw_pieces: int, ccw_pieces: int, lightpaths: int,
 
 
 def _halves_stage(both: Stage, level: Level) -> Stage:
-    """The last step of a `halves` pipeline: the both-ways step's lightpaths, CW carrying the
-    bundles' A pieces and CCW their B pieces (`Level.half_pieces`), `half_per_lightpath`
-    pieces a lightpath (CCW: none when B is empty)."""
+    """The last step of a `halves` pipeline: the both-ways step's pairs, CW carrying the
+    bundles' A pieces and CCW their B pieces (`Level.half_pieces`) on as many lightpaths as
+    `half_per_lightpath` pieces each need (at most x; CCW none when B is empty)."""
     per = level.half_per_lightpath
     cw, ccw = (-(-part // per) for part in level.half_pieces)
     counts = np.where(both.allowed == Direction.CCW, ccw, cw)
@@ -1179,8 +1188,8 @@ def _bundles_flow(
 ) -> StageFlow:
     """Per (shift, residues[, part]): node v sends to v + shift the bundle of class
     residues[v] mod `modulus` (every item of the class, every piece of each), or with
-    `part` 0 or 1 only its A or B pieces (`Level.half_pieces`: the first ceil(b / 2) of the
-    bundle's data, in the order below, or the rest). `registers` (all-reduce), per move:
+    `part` 0 or 1 only its A or B pieces (`Level.half_pieces`: the first ceil(P / 2) of the
+    bundle's P pieces, in the order below, or the rest). `registers` (all-reduce), per move:
     the mask of the sender's registers summed and the receiver's register written.
     `per_lightpath`: pieces a lightpath carries (default the level's)."""
     n = ring.nodes
@@ -2128,7 +2137,9 @@ class _CappedChannels:
     routing and colouring stay on the real ring (the stages are the same nodes' demands)."""
 
     per_node: int
-    use_halves: ClassVar[bool] = False  # a second direction is more lightpaths a node
+
+    def _node_limit(self) -> int | None:
+        return self.per_node
 
     def _capped(self, ring: Ring) -> Ring:
         if ring.channels_per_direction <= self.per_node:

@@ -151,7 +151,7 @@ def expected_shifts(
                    holders=held if isinstance(held, int) else None,
                    tree=params.get("tree", 0),  # type: ignore[arg-type]
                    hop_limit=algorithm.hop_limit,  # type: ignore[attr-defined]
-                   halves=algorithm.use_halves)  # type: ignore[attr-defined]
+                   node_limit=algorithm._node_limit())  # type: ignore[attr-defined]
 
     def strides(stride: int, cw: int, ccw: int) -> Reach:
         return {m * stride for m in range(1, cw + 1)}, {m * stride for m in range(1, ccw + 1)}
@@ -593,20 +593,35 @@ def test_an_even_pipeline_sends_half_the_far_class_each_way(family: type) -> Non
             assert sorted(set(stage.counts[stage.allowed == way].tolist())) == [lightpaths]
 
 
-def test_no_halves_under_a_per_node_limit() -> None:
-    """With one lightpath a node and slot (max_tx = max_rx = 1) a second direction in the
-    last step is one more lightpath a node, which the limit serializes: the node-limited
-    family keeps the far class on one side (N = 16, 4 x 4: each level's second, last step
-    CW only) and offers no doubled pieces for it (only tree shapes name their pieces)."""
+def test_halves_only_where_a_per_node_limit_lets_both_ways_fit() -> None:
+    """With one lightpath a node and slot (max_tx = max_rx = 1) the family is built on one
+    channel (x = 1 at both levels of 4 x 4 on N = 16): a both-ways step is 2 lightpaths a
+    node, which the limit serializes, so the far class stays on one side (each level's
+    second, last step CW only). With 4 a node the capped ring has 4 channels: level 2
+    (stride 4) has x = 1, both ways 2 <= 4, halves; level 1 (stride 1) x = 4, both ways
+    8 > 4, none. A limit of 16 (twice the 8 channels) binds nowhere: halves at both."""
     ring = Ring(16, 1, 8)
-    limited = synthesized(Collective.ALLGATHER, max_tx=1, max_rx=1)
-    params = limited.resolve(ring, {"radices": (4, 4)})
-    assert not any(lv.halves for lv in limited._levels(ring, params))  # type: ignore[attr-defined]
-    stages = limited.stages(ring, params)
+    for limit, expected in ((1, [False, False]), (4, [False, True]), (16, [True, True])):
+        limited = synthesized(Collective.ALLGATHER, max_tx=limit, max_rx=limit)
+        params = limited.resolve(ring, {"radices": (4, 4)})
+        capped = Ring(16, 1, min(8, limit))
+        found = limited._levels(capped, params)  # type: ignore[attr-defined]
+        assert [lv.halves for lv in found] == expected, limit
+    stages = synthesized(Collective.ALLGATHER, max_tx=1, max_rx=1).stages(
+        ring, {"radices": (4, 4), "pieces": 1, "direct": 0})
     assert len(stages) == 4
     for stage in stages[1::2]:
         assert (stage.allowed == Direction.CW).all()
-    assert all("tree" in raw for raw in limited.shape_candidates(ring) if "pieces" in raw)
+
+
+def test_a_top_window_of_two_has_no_halves() -> None:
+    """A top window of 2 spans the ring (2 s = N): its one partner is the same node CW and
+    CCW, so halves would make one pair's lightpaths two (N = 22, 11 x 2 with a 4-slot tree
+    at 35 pieces: 5 + 5 where the data needs 9). It keeps the far class CW."""
+    ring = Ring(22, 1, 64)
+    found = levels(ring, (11, 2), 35, tree=4, hop_limit=80)
+    assert not found[-1].halves
+    check(SynthAllGather(), ring, (11, 2), 35, tree=4)
 
 
 def test_hop_limit_refusal_names_what_fits() -> None:
