@@ -31,7 +31,7 @@ CW and nothing CCW (`Level.halves`; reduce-scatter: A's chains are a long CW and
 CCW, B's the mirror, and the b-long ones end a step early, so there too the last step
 carries one half each way). 32 x 32 at N = 1024, 4 MiB all-gather: 14.31 ms with 4 pieces
 (14.75 before; the search also tries twice the default pieces where the top level is an
-even pipeline, whose bundles are one item).
+even pipeline above 2, whose bundles are one item).
 
 One level (k_1 = N) is the bidirectional ring pipeline striped over every channel, which meets
 the bound's byte term at large messages; more levels trade bytes (each level moves every item
@@ -801,7 +801,7 @@ class _Windowed(_Synthesized):
 
     def _direct_variants(self, ring: Ring, radices: tuple[int, ...]) -> Iterator[Params]:
         """The shape with every valid number of direct levels, 0 first (see
-        `shape_candidates`). Where the top level is an even pipeline, each also with twice
+        `shape_candidates`). Where the top level is an even pipeline above 2, each also with twice
         the default pieces: at the default a top lightpath carries one piece, so the half
         of the far class its last step carries each way (`Level.halves`) still takes a
         whole one (32 x 32 at N = 1024, 4 MiB all-gather: 14.75 ms with 2 pieces, 14.31 ms
