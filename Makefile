@@ -38,7 +38,7 @@ simgrid: install
 	@ln -sf $(SIMGRID_SO) "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/"
 	@$(BIN)/python -c "import simgrid" 2>/dev/null
 
-# The suite on every core, at most 4 workers (pytest-xdist): about 12 min on 2 cores.
+# The suite on every core, at most 4 workers (pytest-xdist): 7 to 12 min on 2 cores.
 test: install browser simgrid
 	$(BIN)/python -m pytest -n auto --maxprocesses 4
 
