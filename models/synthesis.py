@@ -30,8 +30,8 @@ carried two or more pieces; else as many on fewer lightpaths), where it carried 
 CW and nothing CCW (`Level.halves`; reduce-scatter: A's chains are a long CW and b long
 CCW, B's the mirror, and the b-long ones end a step early, so there too the last step
 carries one half each way). 32 x 32 at N = 1024, 4 MiB all-gather: 14.31 ms with 4 pieces
-(14.75 before; the search also tries twice the default pieces where the top level is an
-even pipeline above 2, whose bundles are one item).
+(14.75 before; the all-gather's and reduce-scatter's searches also try twice the default
+pieces where the top level is an even pipeline above 2, whose bundles are one item).
 
 One level (k_1 = N) is the bidirectional ring pipeline striped over every channel, which meets
 the bound's byte term at large messages; more levels trade bytes (each level moves every item
@@ -1451,9 +1451,10 @@ class SynthAllReduce(_Windowed):
         """Every candidate of the hierarchy, each without and with the top-level sweep; where
         the top stride exceeds F w, also with the most holders that fit (`_holders_within`);
         and the shapes whose top stride lies between F w and the hop limit
-        (`_idle_shapes`), which only holders make fit. The candidates with twice the pieces
-        for an even top's halves (`_direct_variants`) go unswept and without idle residues
-        only: a swept top or idle residues have no halves."""
+        (`_idle_shapes`), which only holders make fit. Not the candidates with twice the
+        pieces for an even top's halves (`_direct_variants`): none of them won at N = 1024
+        (the top's last step is 1 of 26 slots at 64 MiB, and 4 MiB sweeps its top), and at
+        N = 8192 they pushed the search past its 30 s budget."""
         channels = ring.channels_per_direction
         for raw in super().shape_candidates(ring):
             radices = raw["radices"]
@@ -1463,9 +1464,7 @@ class SynthAllReduce(_Windowed):
                 yield from _with_centres(shaped) if len(radices) > 1 else [
                     {**shaped, "sweep": 0, "centres": radices[-1]}]
                 continue
-            if "pieces" in raw:  # twice the pieces, for an unswept top's halves only
-                yield {**raw, "holders": math.prod(radices[:-1]), "sweep": 0,
-                       "centres": radices[-1]}
+            if "pieces" in raw:  # twice the pieces for the top's halves: not tried here
                 continue
             fit = _holders_within(radices, channels)
             for holders in (math.prod(radices[:-1]), fit):
