@@ -149,7 +149,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache, partial
+from functools import cached_property, lru_cache, partial
 from typing import ClassVar
 
 import numpy as np
@@ -916,7 +916,7 @@ class _Windowed(_Synthesized):
         if level.sweep:
             return [only_cw if t < a - b else both for t in range(a)]
         if level.halves:  # the last step: half of the far class each way
-            last = _halves_stage(self._step_stage(ring, level, True, name), level)
+            last = _halves_stage(both, level)
             return [both if t < b else last for t in range(a)]
         return [both if t < b else only_cw for t in range(a)]
 
@@ -1854,7 +1854,7 @@ class _FarSplit:
     stride: int
     nodes: int
 
-    @property
+    @cached_property
     def odd_extra(self) -> int:
         even = (np.arange(self.nodes) // self.stride) % 2 == 0
         behind = self.nodes // 2

@@ -131,6 +131,17 @@ def _pinned_hops(stage: Stage, nodes: int) -> np.ndarray:
     return np.where(stage.allowed == Direction.CW, cw, (nodes - cw) % nodes)  # type: ignore[no-any-return]
 
 
+def _link_loads(stage: Stage, nodes: int) -> np.ndarray:
+    """Lightpaths on every link, per direction (rows indexed by `Direction`): a CW lightpath
+    from s covers the links after s, a CCW one those before it."""
+    load = np.zeros((2, nodes), dtype=np.int64)
+    for s, h, k, a in zip(stage.sources, _pinned_hops(stage, nodes), stage.counts,
+                          stage.allowed, strict=True):
+        links = (s + np.arange(h)) % nodes if a == Direction.CW else (s - 1 - np.arange(h)) % nodes
+        load[a, links] += k
+    return load
+
+
 Reach = tuple[set[int], set[int]]  # hops of a stage's lightpaths: CW, CCW
 
 
@@ -783,11 +794,7 @@ def test_a_direct_alltoall_top_splits_its_far_partner_by_sender() -> None:
     assert np.array_equal(np.sort(top.sources[far]), np.arange(64))
     even = (top.sources[far] // 4) % 2 == 0
     assert (top.allowed[far] == np.where(even, Direction.CW, Direction.CCW)).all()
-    load = np.zeros((2, 64), dtype=np.int64)
-    hops = _pinned_hops(top, 64)
-    for s, h, k, a in zip(top.sources, hops, top.counts, top.allowed, strict=True):
-        links = (s + np.arange(h)) % 64 if a == Direction.CW else (s - 1 - np.arange(h)) % 64
-        load[a, links] += k
+    load = _link_loads(top, 64)
     assert load[Direction.CW].max() == load[Direction.CCW].max() == 128
     assert (load == 128).all()
 
@@ -804,11 +811,7 @@ def test_a_direct_alltoall_top_of_odd_half_window_splits_by_block_parity() -> No
     params = algorithm.resolve(ring, {"radices": (4, 6), "pieces": 1, "direct": 2})
     top = algorithm.stages(ring, params)[0]
     assert "level 2" in top.label and sorted(set(top.counts.tolist())) == [1]
-    load = np.zeros((2, 24), dtype=np.int64)
-    hops = _pinned_hops(top, 24)
-    for s, h, k, a in zip(top.sources, hops, top.counts, top.allowed, strict=True):
-        links = (s + np.arange(h)) % 24 if a == Direction.CW else (s - 1 - np.arange(h)) % 24
-        load[a, links] += k
+    load = _link_loads(top, 24)
     assert load[Direction.CW].max() == load[Direction.CCW].max() == 20
 
 
