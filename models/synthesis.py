@@ -159,6 +159,18 @@ from models.achievable import least_tree
 from models.algorithms.base import Algorithm, Collective, Params, ParamSpec, int_param
 from models.closed_forms import ClosedForm, Formula
 from models.ring import Direction, Ring
+from models.rooted_trees import (
+    ROOTED_GROUPS,
+    ROOTED_PIECES,
+    ROOTED_SLOTS,
+    ROOTED_WORK_LIMIT,
+    RootedTrees,
+    broadcast_flows,
+    broadcast_stages,
+    reduce_flows,
+    reduce_stages,
+    rooted_trees,
+)
 from models.stage import IntArray, Reduction, Schedule, Stage, StageFlow, frozen
 
 
@@ -1033,6 +1045,100 @@ def _direct_levels_within(found: list[Level], hop_limit: int | None) -> int:
     return fits
 
 
+ROOTS_PARAM = ParamSpec(
+    "roots",
+    "reduce-scatter and all-reduce: the vector's chunks cut into this many parts of about "
+    "N / roots consecutive owners, each reduced along the whole ring's least tree of `tree` "
+    "slots translated to the part's middle owner (models/rooted_trees.py), instead of the "
+    "window levels; the reduce-scatter then scatters each part from its root in one slot, "
+    "the all-reduce runs the trees forwards",
+    1,
+    None,
+    default_rule="0 (left out): the window levels",
+    maximum_rule="N; with radices = N, direct = 0 and no per-node limit",
+)
+
+
+def _roots(params: Params) -> int:
+    roots = params.get("roots", 0)
+    assert isinstance(roots, int)
+    return roots
+
+
+def _least_tree_slots(nodes: int, hop_limit: int | None) -> int:
+    """The fewest slots in which lightpaths of at most the hop limit reach the node N / 2
+    away (the rooted trees' least `tree`)."""
+    reach = max(1, min(hop_limit or nodes, nodes // 2))
+    return max(1, -(-(nodes // 2) // reach))
+
+
+def _rooted_defaults(ring: Ring, given: Params, out: Params, hop_limit: int | None) -> Params:
+    """A rooted shape's defaults: one piece a chunk (a part is already N / roots chunks) and
+    the least tree that reaches N / 2, unless given."""
+    if not _roots(out):
+        return out
+    if "pieces" not in given:
+        out["pieces"] = 1
+    out.setdefault("tree", _least_tree_slots(ring.nodes, hop_limit))
+    return out
+
+
+def _rooted_plan(ring: Ring, params: Params, hop_limit: int | None) -> RootedTrees | str:
+    """The rooted trees of a shape with `roots`, or why they cannot be built."""
+    radices = params["radices"]
+    if radices != (ring.nodes,):
+        return (f"rooted trees run on the whole ring: radices = {ring.nodes}, not "
+                f"{'x'.join(map(str, radices))}")  # type: ignore[arg-type]
+    if int_param(params, "direct"):
+        return "rooted trees have no direct levels: use direct = 0"
+    roots, tree = _roots(params), _tree(params)
+    if roots > ring.nodes:
+        return f"roots = {roots}: at most one part per owner, roots <= N = {ring.nodes}"
+    least = _least_tree_slots(ring.nodes, hop_limit)
+    if tree < least:
+        return (f"{tree} tree slots of lightpaths of at most {hop_limit} hops cannot reach the "
+                f"node {ring.nodes // 2} away; use tree >= {least}")
+    return rooted_trees(ring.nodes, hop_limit or ring.nodes, tree, roots,
+                        int_param(params, "pieces"), ring.channels_per_direction)
+
+
+def _rooted_refusal(ring: Ring, params: Params, hop_limit: int | None,
+                    node_limit: int | None) -> str | None:
+    if node_limit is not None:
+        return ("rooted trees do not keep to a per-node limit (a node sends for every part "
+                "whose tree has an edge at it): leave roots out")
+    plan = _rooted_plan(ring, params, hop_limit)
+    return plan if isinstance(plan, str) else None
+
+
+def _rooted(ring: Ring, params: Params, hop_limit: int | None) -> RootedTrees:
+    plan = _rooted_plan(ring, params, hop_limit)
+    assert not isinstance(plan, str), plan  # resolve() refused it already
+    return plan
+
+
+def _rooted_variants(ring: Ring, hop_limit: int | None, extra: Params,
+                     phases: int) -> Iterator[Params]:
+    """The rooted-tree shapes the search tries: trees of ROOTED_SLOTS more slots than the
+    least that reach N / 2, parts of each of ROOTED_GROUPS owners, ROOTED_PIECES pieces a
+    chunk; those that fit (`rooted_trees`) and whose N x stages (`phases` trees of S slots)
+    stay within ROOTED_WORK_LIMIT. Measured (w = 64, 80 hops): the best had 8 owners a part
+    and S one or two above the least at N = 256, 1024, 4096, 4 and 64 MiB; 4 for the
+    all-reduce at 256, 4 MiB and 1024, 64 MiB."""
+    n = ring.nodes
+    least = _least_tree_slots(n, hop_limit)
+    parts = sorted({n // g for g in ROOTED_GROUPS if n // g >= 1}, reverse=True)
+    for tree in (least + extra_slots for extra_slots in ROOTED_SLOTS):
+        if tree > max(1, n // 2) or n * phases * tree > ROOTED_WORK_LIMIT:
+            break
+        for roots in parts:
+            for pieces in ROOTED_PIECES:
+                params: Params = {"radices": (n,), "direct": 0, "tree": tree, "roots": roots,
+                                  "pieces": pieces, **extra}
+                if not isinstance(_rooted_plan(ring, params, hop_limit), str):
+                    yield params
+
+
 TREE_SLOTS = (4, 5, 6)  # the tree slot counts the search tries
 TREE_WINDOW_MIN = 8  # the least lowest window it tries them on
 
@@ -1428,10 +1534,11 @@ class SynthAllReduce(_Windowed):
             default_rule="k_L: every member (the plain sweep)",
             maximum_rule="k_L",
         ),
+        ROOTS_PARAM,
     )
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
-        out = super().fill_defaults(ring, given)
+        out = _rooted_defaults(ring, given, super().fill_defaults(ring, given), self.hop_limit)
         out["sweep"] = out.pop("sweep", 0)
         radices = out["radices"]
         assert isinstance(radices, tuple)
@@ -1440,6 +1547,11 @@ class SynthAllReduce(_Windowed):
         return out
 
     def refusal(self, ring: Ring, params: Params) -> str | None:
+        if _roots(params):
+            if int_param(params, "sweep") or centred(params) or holding(params):
+                return "rooted trees reduce and broadcast: use sweep = 0, no holders or centres"
+            return _Synthesized.refusal(self, ring, params) or _rooted_refusal(
+                ring, params, self.hop_limit, self._node_limit())
         reason = super().refusal(ring, params)
         if reason is None and int_param(params, "sweep") not in (0, 1):
             return f"sweep is 0 or 1, got {int_param(params, 'sweep')}"
@@ -1476,6 +1588,10 @@ class SynthAllReduce(_Windowed):
             for raw in self._direct_variants(ring, radices):
                 if "pieces" not in raw:  # idle residues: no halves, so no use for more
                     yield from _with_centres({**raw, "holders": fit})
+        if self._node_limit() is None:
+            yield from _rooted_variants(ring, self.hop_limit,
+                                        {"sweep": 0, "holders": 1, "centres": ring.nodes},
+                                        phases=2)
 
     def reduces_then_broadcasts(self, ring: Ring, params: Params) -> bool:
         # a sweep forms each chunk's sum at every member of the top window (or each centre)
@@ -1510,6 +1626,9 @@ class SynthAllReduce(_Windowed):
         return found, None
 
     def _stages(self, ring: Ring, params: Params) -> list[Stage]:
+        if _roots(params):
+            plan = _rooted(ring, params, self.hop_limit)
+            return reduce_stages(plan, scatter=False) + broadcast_stages(plan)
         paired, swept = self._phases(ring, params)
         live = self._live(params)
         top = len(paired) - 1 if swept is None else len(paired)  # the top level's index
@@ -1543,12 +1662,18 @@ class SynthAllReduce(_Windowed):
         return out
 
     def _stage_count(self, ring: Ring, params: Params) -> int:
+        if _roots(params):
+            return 2 * _tree(params)
         paired, swept = self._phases(ring, params)
         return 2 * sum(level.steps for level in paired) + (swept.steps if swept else 0)
 
     def _schedule(self, ring: Ring, params: Params) -> Schedule:
         n, q = ring.nodes, int_param(params, "pieces")
         nodes = np.arange(n, dtype=np.int64)
+        if _roots(params):
+            plan = _rooted(ring, params, self.hop_limit)
+            rooted = (*reduce_flows(plan, scatter=False), *broadcast_flows(plan))
+            return Schedule("allreduce", n, frozen(nodes), n * q, rooted)
         paired, swept = self._phases(ring, params)
         flows = _reduce_flows(ring, paired, q)
         if swept is not None:
@@ -1781,12 +1906,36 @@ class SynthReduceScatter(_Windowed):
     collective: ClassVar[Collective] = Collective.REDUCESCATTER
     name: ClassVar[str] = "synth"
     padded: ClassVar[bool] = False  # chunk i ends at node i: N chunks, no virtual positions
+    params: ClassVar[tuple[ParamSpec, ...]] = (*_Windowed.params, ROOTS_PARAM)
+
+    def fill_defaults(self, ring: Ring, given: Params) -> Params:
+        return _rooted_defaults(ring, given, super().fill_defaults(ring, given), self.hop_limit)
+
+    def refusal(self, ring: Ring, params: Params) -> str | None:
+        if _roots(params):
+            return _Synthesized.refusal(self, ring, params) or _rooted_refusal(
+                ring, params, self.hop_limit, self._node_limit())
+        return super().refusal(ring, params)
+
+    def shape_candidates(self, ring: Ring) -> Iterator[Params]:
+        """The window shapes, then the rooted trees (`_rooted_variants`; not under a
+        per-node limit)."""
+        yield from super().shape_candidates(ring)
+        if self._node_limit() is None:
+            yield from _rooted_variants(ring, self.hop_limit, {}, phases=1)
 
     def data_per_message(self, ring: Ring, params: Params) -> int:
         """The vector is cut into N chunks (chunk c ends reduced at node c), each into pieces."""
         return ring.nodes * int_param(params, "pieces")
 
+    def _stage_count(self, ring: Ring, params: Params) -> int:
+        if _roots(params):
+            return _tree(params) + 1
+        return super()._stage_count(ring, params)
+
     def _stages(self, ring: Ring, params: Params) -> list[Stage]:
+        if _roots(params):
+            return reduce_stages(_rooted(ring, params, self.hop_limit), scatter=True)
         out: list[Stage] = []
         for i, level in enumerate(self._levels(ring, params)):
             out += self._level_stages(ring, level, f"reduce-scatter level {i + 1}",
@@ -1795,7 +1944,10 @@ class SynthReduceScatter(_Windowed):
 
     def _schedule(self, ring: Ring, params: Params) -> Schedule:
         n, q = ring.nodes, int_param(params, "pieces")
-        flows = _reduce_flows(ring, self._levels(ring, params), q)
+        if _roots(params):
+            flows = list(reduce_flows(_rooted(ring, params, self.hop_limit), scatter=True))
+        else:
+            flows = _reduce_flows(ring, self._levels(ring, params), q)
         nodes = frozen(np.arange(n, dtype=np.int64))
         return Schedule("reducescatter", n, nodes, n * q, tuple(flows), pieces=q)
 

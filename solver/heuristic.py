@@ -102,7 +102,9 @@ def heuristic_assignment(stage: Stage, routing: Routing) -> Assignment:
             if alt_runs and alt_colours < colours:
                 runs, colours = alt_runs, alt_colours
         if colours > load.max(initial=0) and len(used) <= _TILING_LIMIT:
-            for other in (tile_direction, pack_direction):
+            for other in (tile_direction, pack_direction, first_fit_direction):
+                if colours <= load.max(initial=0):
+                    break
                 alt_runs, alt_colours = other(n, lo[used], length[used], units[used])
                 if alt_colours < colours:
                     runs, colours = alt_runs, alt_colours
@@ -221,6 +223,52 @@ def pack_direction(
         remaining[chain] -= times
         colour += times
     return runs, colour
+
+
+def first_fit_direction(
+    n: int, lo: IntArray, length: IntArray, mult: IntArray
+) -> tuple[list[tuple[int, int, int]], int]:
+    """Colour by first fit, longest arcs first (then by first link): each unit takes the
+    lowest colour none of whose arcs shares a link with it. The long arcs pack first, a few
+    to a colour, and the short ones fill the gaps they leave: a mix of one long length and
+    short arcs (the rooted trees' slots, models/rooted_trees.py: 80-hop arcs every 8 nodes
+    with 1-hop ones) where cutting the ring at one link (`colour_direction`) leaves as many
+    arcs crossing the cut as the load. Occupied links kept per colour as a boolean row."""
+    runs: list[tuple[int, int, int]] = []
+    busy = np.zeros((0, n), dtype=bool)
+    order = np.lexsort((lo, -length))
+    longest = np.flatnonzero(length == length.max(initial=0))
+    if len(longest) < len(lo):
+        # the longest arcs, one length, coloured as `modular_direction` does where that
+        # closes up round the ring (first fit alone fails at the wrap: 80-hop arcs every 8
+        # nodes of 1024 take 90 colours first fit, 54 modular); the rest fill in
+        load = np.zeros(n, dtype=np.int64)
+        for at in longest.tolist():
+            load[(int(lo[at]) + np.arange(int(length[at]))) % n] += mult[at]
+        base, colours = modular_direction(n, lo[longest], length[longest], mult[longest], load)
+        if base:
+            busy = np.zeros((colours, n), dtype=bool)
+            for arc, first, count in base:
+                at = int(longest[arc])
+                links = (int(lo[at]) + np.arange(int(length[at]))) % n
+                busy[first : first + count, links[:, None]] = True
+                runs.append((at, first, count))
+            order = order[length[order] != length.max()]
+    for i in order:
+        links = (int(lo[i]) + np.arange(int(length[i]))) % n
+        free = np.flatnonzero(~busy[:, links].any(axis=1))
+        need = int(mult[i])
+        if len(free) < need:
+            grown = need - len(free)
+            free = np.concatenate([free, np.arange(len(busy), len(busy) + grown)])
+            busy = np.vstack([busy, np.zeros((grown, n), dtype=bool)])
+        taken = free[:need]
+        busy[np.ix_(taken, links)] = True
+        # consecutive colours as one run
+        breaks = np.flatnonzero(np.diff(taken) != 1) + 1
+        for group in np.split(taken, breaks):
+            runs.append((int(i), int(group[0]), len(group)))
+    return runs, len(busy)
 
 
 def _disjoint_per_colour(n: int, lo: IntArray, length: IntArray, colour: IntArray) -> bool:

@@ -37,13 +37,20 @@ class SolvedBy(StrEnum):
 @dataclass(frozen=True)
 class SolveOptions:
     """How every stage is solved: back end, time limit per stage, per-node transmit/receive
-    limits (lightpaths per slot) and the routing constraint on lightpath length (hops)."""
+    limits (lightpaths per slot) and the routing constraint on lightpath length (hops).
+
+    `prove_channels` False (the shape search's candidates): a stage whose colouring already
+    takes as few slots as its proven bound allows gets no further search for fewer channels
+    or a higher bound (CP-SAT under `auto`, the configuration LP, a second solve in the
+    caller's labels): its steps are proven, its channels may stay unproven. The search
+    compares shapes by time, which depends on the steps only."""
 
     method: Method = Method.AUTO
     time_limit_s: float = 10.0
     max_tx: int | None = None
     max_rx: int | None = None
     max_hops: int | None = None
+    prove_channels: bool = True
 
 
 @dataclass(frozen=True)

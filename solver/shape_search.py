@@ -651,13 +651,16 @@ class _Search:
         return candidate
 
     def solve(self, params: Params, options: SolveOptions) -> AlgorithmPlan:
+        """A candidate's plan, its steps proven (`SolveOptions.prove_channels` False: the
+        search ranks shapes by time; a stage coloured within the slots its bound allows is
+        not searched further for fewer channels)."""
         return plan_algorithm(
             self.algorithm,
             self.ring,
             params,
             self.sizes,
             self.hardware,
-            options,
+            replace(options, prove_channels=False),
             None,
             self.cache,
             deadline=self.deadline,

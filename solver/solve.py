@@ -61,7 +61,7 @@ def solve_stage(
     with `max_tx` / `max_rx`, steps come from a node-limited schedule (solver.node_limits) and
     `status` refers to those steps."""
     max_tx, max_rx = options.max_tx, options.max_rx
-    result = _solve_rwa(ring, stage, options.method, options.time_limit_s)
+    result = _solve_rwa(ring, stage, options.method, options.time_limit_s, options.prove_channels)
     if not max_tx and not max_rx:
         return result
     slots = node_limits.slots_lower_bound(
@@ -137,7 +137,14 @@ def _constructed(ring: Ring, stage: Stage, started: float) -> RwaResult | None:
     )
 
 
-def _solve_rwa(ring: Ring, stage: Stage, method: Method, time_limit_s: float) -> RwaResult:
+def steps_settled(chi: int, lower: int, channels: int) -> bool:
+    """The colouring takes as few slots as the bound allows (ceil(chi / C) at the least)."""
+    return -(-chi // channels) <= max(1, -(-lower // channels))
+
+
+def _solve_rwa(
+    ring: Ring, stage: Stage, method: Method, time_limit_s: float, prove_channels: bool = True
+) -> RwaResult:
     started = time.monotonic()
     constructed = _constructed(ring, stage, started)
     if constructed is not None:
@@ -150,8 +157,9 @@ def _solve_rwa(ring: Ring, stage: Stage, method: Method, time_limit_s: float) ->
     chi = validate(stage, assignment).colours_used
     used = SolvedBy.BOUND if chi == lower else SolvedBy.HEURISTIC
     timed_out = False
+    settled = not prove_channels and steps_settled(chi, lower, channels)
     wants_exact = method in (Method.EXACT, Method.EXACT_HIGHS) or (
-        method == Method.AUTO and chi > lower
+        method == Method.AUTO and chi > lower and not settled
     )
     if wants_exact and chi > 0:
         binaries = estimated_size(stage, chi)
@@ -187,7 +195,7 @@ def _solve_rwa(ring: Ring, stage: Stage, method: Method, time_limit_s: float) ->
                 if outcome.proven:
                     lower = max(lower, exact_chi)
     source = "load" if lower == bound.lower_bound else "exact"
-    if chi > lower:
+    if chi > lower and not (not prove_channels and steps_settled(chi, lower, channels)):
         # The configuration LP can prove what the load bound cannot (a colouring gap).
         deadline = min(
             started + time_limit_s, time.monotonic() + CONFIGURATION_SHARE * time_limit_s

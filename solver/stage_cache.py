@@ -36,7 +36,7 @@ from models.ring import ANY_DIRECTION, Direction, Ring
 from models.stage import Stage
 from solver.assignment import Assignment
 from solver.outcome import RwaResult, SolveOptions, Status
-from solver.solve import solve_stage
+from solver.solve import solve_stage, steps_settled
 from solver.validator import validate
 
 IntArray = npt.NDArray[np.int64]
@@ -209,7 +209,10 @@ class StageCache:
                 if left < options.time_limit_s:
                     given = replace(options, time_limit_s=left)
             found = solve_stage(ring, form.stage, given)
-            if found.chi > found.lower_bound and not form.identity and given is options:
+            settled = not options.prove_channels and steps_settled(
+                found.chi, found.lower_bound, ring.channels_per_direction)
+            if found.chi > found.lower_bound and not form.identity and given is options \
+                    and not settled:
                 found = self._also_as_given(found, form, stage, ring, options)
             if given is options or found.status == Status.OPTIMAL:
                 with self.lock:
@@ -244,6 +247,7 @@ class StageCache:
             repr(options.max_tx),
             repr(options.max_rx),
             repr(ring.channels_per_direction) if limited else "",
+            "" if options.prove_channels else "steps",
         )
         return stage_key(stage) + "|".join(extra).encode()
 

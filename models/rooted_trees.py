@@ -1,0 +1,303 @@
+"""Rooted whole-ring trees: the reduce-scatter's and all-reduce's `synth` shapes with `roots`
+(SPEC 12, docs/achievable.md).
+
+Fact 3c's least tree within S slots, F(N, S) hops, is what every chunk's contributions cost
+to meet at one node, and the achievable bound charges exactly that. `synth`'s windows reach
+it only level by level (a pipeline top at stride s <= F w takes N / (2 s) slots), and the
+tree level of `models.synthesis` runs one tree per class, translated to every node, so a
+slot's every distinct shift loads every link by its length: an 80-hop edge is 80 lightpaths
+a link, more than 64 channels, and the whole ring's least tree cannot be packed.
+
+Here the vector's N chunks are cut into K *parts*: part k is the chunks of the owners
+lo_k .. hi_k - 1 (lo_k = k N // K, about g = N / K consecutive ones), and it runs along the
+least tree of the whole ring (`least_tree(N, H, S)`) translated to its *root*, the middle
+owner r_k. An edge p -> p + d of the tree first reached in slot t becomes, for every part,
+node r_k + p sending to r_k + p + d (all-gather way round; a reduction runs the slots in
+reverse, every edge reversed). Only K translates share the ring, not N, so a slot's long
+edges load a link about d K / N times; and the parts whose edges leave one node along one
+shift share its lightpaths. Per slot every pair carries its parts' pieces on as many
+lightpaths as the slot's *pieces per lightpath* p need: the least p at which every link of
+both directions carries at most C lightpaths (`_least_payload`, by bisection; exact, the
+links counted one by one).
+
+- Reduce-scatter: the S slots in reverse, node r_k + p + d adding its partial sum of part k
+  (its subtree's contributions, which reached it in earlier slots) into its parent's; then a
+  *scatter* slot: each root sends every owner of its part that owner's complete chunk (COPY),
+  on lightpaths of at most g / 2 hops. S + 1 slots.
+- All-reduce: the same S reduction slots, then the tree forwards (COPY of the complete sums
+  from each root): 2 S slots, each chunk's sum formed at its root only (reduce-then-broadcast).
+
+Measured (bench/achievable.py, w = 64, default optics): see docs/bench-achievable.md.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from models.achievable import least_tree
+from models.ring import Direction
+from models.stage import IntArray, Reduction, Stage, StageFlow
+
+ROOTED_GROUPS = (4, 8)  # owners per part g = N / K the search tries
+ROOTED_SLOTS = (1, 2)  # tree slots the search tries beyond the least that reach N / 2
+ROOTED_PIECES = (8,)  # pieces per chunk the search tries
+# The search offers rooted shapes while N times their stage count stays within this: their
+# stages are neither translation-invariant nor built by solver.constructions, so the RWA
+# colours them arc by arc (N = 4096: about 6 s for a reduce-scatter's 28 stages, 16 s for an
+# all-reduce's 54, against the shape search's 30 s budget).
+ROOTED_WORK_LIMIT = 2**17
+
+
+@dataclass(frozen=True, eq=False)
+class RootedSlot:
+    """One slot of the rooted trees, all-gather way round: the pairs (sender, signed shift,
+    lightpaths) and the pieces a lightpath carries; `parents` / `shifts` are the base tree's
+    edges first reached in the slot (offsets from the root), which every part runs."""
+
+    senders: IntArray
+    moves: IntArray  # signed shift per pair: > 0 CW
+    lightpaths: IntArray
+    per_lightpath: int
+    parents: IntArray
+    shifts: IntArray
+
+
+@dataclass(frozen=True, eq=False)
+class RootedTrees:
+    """The parts, their roots and the slots of one rooted-trees shape on an N-node ring."""
+
+    nodes: int
+    pieces: int  # per chunk
+    low: IntArray  # per part: its first owner
+    high: IntArray  # per part: one past its last owner
+    roots: IntArray  # per part: its root (the middle owner)
+    slots: tuple[RootedSlot, ...]  # all-gather way round
+    scatter: RootedSlot  # root -> owner, one lightpath set (the reduce-scatter's last slot)
+
+    @property
+    def parts(self) -> int:
+        return len(self.roots)
+
+    def part_data(self, part: int) -> IntArray:
+        """The data of part k: piece j of chunk c is c * pieces + j."""
+        q = self.pieces
+        return np.arange(int(self.low[part]) * q, int(self.high[part]) * q, dtype=np.int64)
+
+
+def part_bounds(nodes: int, parts: int) -> tuple[IntArray, IntArray, IntArray]:
+    """Per part: first owner k N // K, one past its last, and its root, the middle owner."""
+    low = (np.arange(parts, dtype=np.int64) * nodes) // parts
+    high = (np.arange(1, parts + 1, dtype=np.int64) * nodes) // parts
+    return low, high, low + (high - low - 1) // 2
+
+
+def _link_loads(nodes: int, senders: IntArray, moves: IntArray, counts: IntArray) -> int:
+    """The busiest link of either direction when `counts[i]` lightpaths go from senders[i]
+    `moves[i]` hops (CW when > 0, else CCW): difference arrays over the doubled ring."""
+    busiest = 0
+    for way in (moves > 0, moves < 0):
+        start = np.where(moves[way] > 0, senders[way], senders[way] + moves[way]) % nodes
+        length = np.abs(moves[way])
+        diff = np.bincount(start, counts[way], minlength=2 * nodes + 1)
+        diff -= np.bincount(start + length, counts[way], minlength=2 * nodes + 1)
+        load = np.cumsum(diff)[: 2 * nodes]
+        busiest = max(busiest, int((load[:nodes] + load[nodes:]).max(initial=0)))
+    return busiest
+
+
+def _least_payload(
+    nodes: int, senders: IntArray, moves: IntArray, volume: IntArray, channels: int
+) -> int | None:
+    """The least pieces per lightpath p with every link carrying at most `channels`
+    lightpaths when each pair sends ceil(volume / p); None when one lightpath per pair is
+    already too many."""
+    high = int(volume.max(initial=1))
+    if _link_loads(nodes, senders, moves, np.ones_like(volume)) > channels:
+        return None
+    low = 1
+    while low < high:  # the load falls as p grows: bisect for the least that fits
+        mid = (low + high) // 2
+        if _link_loads(nodes, senders, moves, -(-volume // mid)) <= channels:
+            high = mid
+        else:
+            low = mid + 1
+    return low
+
+
+@lru_cache(maxsize=64)
+def _slot_pairs(
+    nodes: int, hop_limit: int, slots: int, parts: int
+) -> tuple[tuple[IntArray, IntArray, IntArray], ...]:
+    """Per slot, the pairs every part's translate of the slot's edges makes, merged per
+    (sender, shift): senders, shifts and the owners whose chunks they carry (times the
+    pieces a chunk, the pieces). The same for every number of pieces."""
+    low, high, roots = part_bounds(nodes, parts)
+    sizes = high - low
+    out = []
+    for parents, shifts in tree_edges(nodes, hop_limit, slots):
+        senders = ((roots[:, None] + parents[None, :]) % nodes).reshape(-1)
+        moves = np.broadcast_to(shifts[None, :], (parts, len(shifts))).reshape(-1)
+        owners = np.broadcast_to(sizes[:, None], (parts, len(shifts))).reshape(-1)
+        key = senders * (2 * nodes + 1) + (moves + nodes)
+        unique, inverse = np.unique(key, return_inverse=True)
+        merged = np.bincount(inverse, owners).astype(np.int64)
+        out.append((unique // (2 * nodes + 1), unique % (2 * nodes + 1) - nodes, merged))
+    return tuple(out)
+
+
+_cache: OrderedDict[tuple[int, int, int, int, int, int], RootedTrees | str] = OrderedDict()
+_cache_lock = threading.Lock()
+_CACHE_SIZE = 256
+
+
+def rooted_trees(
+    nodes: int, hop_limit: int, slots: int, parts: int, pieces: int, channels: int
+) -> RootedTrees | str:
+    """The rooted trees of K = `parts` parts along the ring's least tree within `slots` slots
+    (lightpaths of at most `hop_limit` hops), chunks cut into `pieces`; or why they cannot be
+    built: a slot (or the scatter) cannot fit one lightpath per pair into the channels, or a
+    root is farther than the hop limit from an owner of its part. Raises ValueError when
+    `slots` slots cannot reach the node N / 2 away. Remembered (a search asks for each
+    shape's plan again when it builds its stages and its schedule)."""
+    key = (nodes, hop_limit, slots, parts, pieces, channels)
+    with _cache_lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    built = _build(nodes, hop_limit, slots, parts, pieces, channels)
+    with _cache_lock:
+        _cache[key] = built
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return built
+
+
+@lru_cache(maxsize=64)
+def tree_edges(nodes: int, hop_limit: int, slots: int) -> tuple[tuple[IntArray, IntArray], ...]:
+    """Per slot, the edges of the ring's least tree (`least_tree`) first reached in it: the
+    parents' offsets from the root and the signed shifts to the children (> 0 CW)."""
+    base = least_tree(nodes, hop_limit, slots)
+    child = np.arange(1, nodes, dtype=np.int64)
+    shift = (child - base.parent[1:]) % nodes
+    shift = np.where(shift > nodes // 2, shift - nodes, shift)
+    parent = base.parent[1:].astype(np.int64)
+    return tuple(
+        (parent[base.reached[1:] == t], shift[base.reached[1:] == t])
+        for t in range(1, slots + 1)
+    )
+
+
+def _build(
+    nodes: int, hop_limit: int, slots: int, parts: int, pieces: int, channels: int
+) -> RootedTrees | str:
+    low, high, roots = part_bounds(nodes, parts)
+    out = []
+    edges = tree_edges(nodes, hop_limit, slots)
+    for t, ((parents, shifts), (senders, moves, owners)) in enumerate(
+        zip(edges, _slot_pairs(nodes, hop_limit, slots, parts), strict=True), start=1
+    ):
+        volume = owners * pieces
+        per = _least_payload(nodes, senders, moves, volume, channels)
+        if per is None:
+            return (
+                f"slot {t} of the {parts} trees needs more than the {channels} channels one "
+                "way even at one lightpath per pair; use fewer roots or more slots"
+            )
+        out.append(RootedSlot(senders, moves, -(-volume // per), per, parents, shifts))
+    # the scatter: root r_k sends owner c of its part chunk c (`pieces` pieces), c != r_k
+    owners = np.arange(nodes, dtype=np.int64)
+    part_of = np.searchsorted(high, owners, side="right")
+    away = owners != roots[part_of]
+    moves = owners[away] - roots[part_of][away]
+    if len(moves) and int(np.abs(moves).max()) > hop_limit:
+        return (
+            f"a root is {int(np.abs(moves).max())} hops from an owner of its part, more than "
+            f"the hop limit {hop_limit}; use more roots (parts of at most {2 * hop_limit + 1} "
+            "owners)"
+        )
+    senders = roots[part_of][away]
+    volume = np.full(len(moves), pieces, dtype=np.int64)
+    per = _least_payload(nodes, senders, moves, volume, channels) if len(moves) else 1
+    if per is None:
+        return (
+            f"the scatter from the roots needs more than the {channels} channels one way; use "
+            "more roots"
+        )
+    scatter = RootedSlot(senders, moves, -(-volume // per), per, owners[away], moves)
+    return RootedTrees(nodes, pieces, low, high, roots, tuple(out), scatter)
+
+
+def slot_stage(nodes: int, slot: RootedSlot, reverse: bool, label: str) -> Stage:
+    """A slot's lightpaths as a stage, directions pinned (CW for a positive shift); `reverse`
+    (a reduction) sends every pair the other way: from the receiver back to the sender."""
+    senders, moves = slot.senders, slot.moves
+    if reverse:
+        senders, moves = (senders + moves) % nodes, -moves
+    return Stage.from_demands(
+        nodes, senders, (senders + moves) % nodes, slot.lightpaths,
+        np.where(moves > 0, Direction.CW, Direction.CCW).astype(np.int64), label,
+        slot.per_lightpath,
+    )
+
+
+def reduce_stages(plan: RootedTrees, scatter: bool) -> list[Stage]:
+    """The reduction slots (the trees' slots in reverse, every edge reversed), then, for a
+    reduce-scatter, the scatter."""
+    n, depth = plan.nodes, len(plan.slots)
+    out = [slot_stage(n, slot, True, f"rooted trees reduce slot {depth - i}")
+           for i, slot in enumerate(reversed(plan.slots))]
+    if scatter:
+        out.append(slot_stage(n, plan.scatter, False, "rooted trees scatter"))
+    return out
+
+
+def broadcast_stages(plan: RootedTrees) -> list[Stage]:
+    """The trees' slots forwards: each root's complete sums out to every node."""
+    return [slot_stage(plan.nodes, slot, False, f"rooted trees broadcast slot {i + 1}")
+            for i, slot in enumerate(plan.slots)]
+
+
+def _edge_flow(plan: RootedTrees, slot: RootedSlot, reverse: bool, reduction: Reduction,
+               label: str) -> StageFlow:
+    """A slot as data: for every part k and edge p -> p + d, node r_k + p sends node
+    r_k + p + d every piece of part k (`reverse`: the child sends its partial sums to the
+    parent)."""
+    n = plan.nodes
+    senders, receivers, data = [], [], []
+    for k in range(plan.parts):
+        parent = (int(plan.roots[k]) + slot.parents) % n
+        child = (parent + slot.shifts) % n
+        part = plan.part_data(k)
+        src, dst = (child, parent) if reverse else (parent, child)
+        senders.append(np.repeat(src, len(part)))
+        receivers.append(np.repeat(dst, len(part)))
+        data.append(np.tile(part, len(src)))
+    return StageFlow.of(np.concatenate(senders), np.concatenate(receivers), np.concatenate(data),
+                        reduction, label, slot.per_lightpath)
+
+
+def reduce_flows(plan: RootedTrees, scatter: bool) -> Iterator[StageFlow]:
+    """The reduction as data (ADD: each node's partial sum of a part leaves it once, after
+    its subtree's), then, for a reduce-scatter, the scatter (COPY of complete chunks)."""
+    depth = len(plan.slots)
+    for i, slot in enumerate(reversed(plan.slots)):
+        yield _edge_flow(plan, slot, True, Reduction.ADD, f"rooted trees reduce slot {depth - i}")
+    if scatter:
+        owners = plan.scatter.parents
+        roots = (owners - plan.scatter.shifts) % plan.nodes
+        q = plan.pieces
+        data = (owners[:, None] * q + np.arange(q, dtype=np.int64)[None, :]).reshape(-1)
+        yield StageFlow.of(np.repeat(roots, q), np.repeat(owners, q), data, Reduction.COPY,
+                           "rooted trees scatter", plan.scatter.per_lightpath)
+
+
+def broadcast_flows(plan: RootedTrees) -> Iterator[StageFlow]:
+    """The broadcast of every part's complete sums from its root (COPY)."""
+    for i, slot in enumerate(plan.slots):
+        yield _edge_flow(plan, slot, False, Reduction.COPY, f"rooted trees broadcast slot {i + 1}")

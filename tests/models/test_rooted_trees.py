@@ -1,0 +1,179 @@
+"""Rooted whole-ring trees (models/rooted_trees.py), `synth`'s reduce-scatter and all-reduce
+shapes with `roots`: every shape delivers (data-flow simulator), its stages are its data
+flow's, every part runs the ring's least tree, each slot's pieces per lightpath are the
+least that fit the channels (counted link by link here), and the shapes that cannot be built
+are refused with what would work."""
+
+import numpy as np
+import pytest
+
+from models.achievable import tree_hops
+from models.dataflow import simulate
+from models.errors import AlgorithmRefusedError
+from models.ring import Direction, Ring
+from models.rooted_trees import part_bounds, rooted_trees
+from models.stage import Stage
+from models.synthesis import (
+    NodeLimitedSynthReduceScatter,
+    SynthAllReduce,
+    SynthReduceScatter,
+)
+
+FAMILIES = (SynthReduceScatter, SynthAllReduce)
+
+
+def rooted_shapes(algorithm: SynthReduceScatter | SynthAllReduce, ring: Ring) -> list[dict]:
+    return [raw for raw in algorithm.shape_candidates(ring) if raw.get("roots")]
+
+
+def demands(stage: Stage) -> list[tuple[int, int, int]]:
+    return sorted(zip(stage.sources.tolist(), stage.destinations.tolist(),
+                      stage.counts.tolist(), strict=True))
+
+
+def busiest_link(stage: Stage) -> int:
+    """Lightpaths on the busiest link of either direction, arc by arc (CW from s covers the
+    links s .. s + h - 1, CCW from s the links s - 1 .. s - h)."""
+    n = stage.nodes
+    load = np.zeros((2, n), dtype=np.int64)
+    for s, d, k, a in zip(stage.sources, stage.destinations, stage.counts, stage.allowed,
+                          strict=True):
+        hops = (d - s) % n if a == Direction.CW else (s - d) % n
+        for h in range(hops):
+            load[a, (s + h) % n if a == Direction.CW else (s - 1 - h) % n] += k
+    return int(load.max())
+
+
+def check(algorithm: SynthReduceScatter | SynthAllReduce, ring: Ring, raw: dict) -> None:
+    params = algorithm.resolve(ring, raw)
+    schedule = algorithm.schedule(ring, params)
+    report = simulate(schedule)
+    assert report.sums_formed == 1  # each chunk's sum forms at its part's root only
+    mine = algorithm.stages(ring, params)
+    assert len(mine) == algorithm.stage_count(ring, params) == schedule.stage_count
+    for stage, theirs in zip(mine, schedule.stages(), strict=True):
+        assert demands(stage) == demands(theirs)
+        assert stage.pieces == theirs.pieces
+        assert busiest_link(stage) <= ring.channels_per_direction
+        if algorithm.hop_limit is not None:
+            hops = np.where(stage.allowed == Direction.CW,
+                            (stage.destinations - stage.sources) % ring.nodes,
+                            (stage.sources - stage.destinations) % ring.nodes)
+            assert hops.max() <= algorithm.hop_limit
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize(("wavelengths", "hop_limit"), [(4, None), (16, None), (8, 5)])
+@pytest.mark.parametrize("nodes", range(2, 65))
+def test_every_rooted_shape_delivers_on_small_rings(
+    family: type, wavelengths: int, hop_limit: int | None, nodes: int
+) -> None:
+    ring = Ring(nodes, 1, wavelengths)
+    algorithm = family(hop_limit=hop_limit)
+    for raw in rooted_shapes(algorithm, ring):
+        check(algorithm, ring, raw)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize(("nodes", "tree", "roots"), [(1024, 8, 128), (1000, 9, 125),
+                                                      (1000, 8, 250)])
+def test_paper_scale_rooted_trees_deliver(family: type, nodes: int, tree: int, roots: int) -> None:
+    check(family(hop_limit=80), Ring(nodes, 1, 64),
+          {"radices": (nodes,), "tree": tree, "roots": roots, "pieces": 1})
+
+
+@pytest.mark.parametrize(("nodes", "hop_limit", "slots", "parts"),
+                         [(12, 3, 2, 3), (30, 4, 5, 5), (64, 80, 2, 8), (63, 5, 7, 9)])
+def test_every_part_reduces_along_the_least_tree(
+    nodes: int, hop_limit: int, slots: int, parts: int
+) -> None:
+    """Each part's reduction moves (one per non-root node) cross F(N, S) hops in all, and
+    reach its root from every node: the least tree within S slots, translated to the root."""
+    plan = rooted_trees(nodes, hop_limit, slots, parts, 1, 64)
+    assert not isinstance(plan, str)
+    low, high, roots = part_bounds(nodes, parts)
+    assert ((low <= roots) & (roots < high)).all()
+    least = int(tree_hops(nodes, hop_limit).upto(slots)[slots])
+    for root in plan.roots.tolist():
+        parent = {}
+        for slot in plan.slots:
+            for p, d in zip(slot.parents.tolist(), slot.shifts.tolist(), strict=True):
+                parent[(root + p + d) % nodes] = ((root + p) % nodes, abs(d))
+        assert len(parent) == nodes - 1 and root not in parent
+        assert sum(h for _, h in parent.values()) == least
+        assert max(h for _, h in parent.values()) <= hop_limit
+        for v in parent:  # every chain ends at the root
+            seen = 0
+            while v != root:
+                v, seen = parent[v][0], seen + 1
+                assert seen < nodes
+
+
+@pytest.mark.parametrize(("nodes", "slots", "parts", "pieces", "channels"),
+                         [(16, 3, 4, 3, 4), (24, 2, 6, 1, 16), (40, 3, 10, 2, 8)])
+def test_each_slot_carries_the_least_pieces_that_fit(
+    nodes: int, slots: int, parts: int, pieces: int, channels: int
+) -> None:
+    """Per slot, p pieces a lightpath fit the channels (every link counted) and p - 1 would
+    not: the lightpaths each pair then needs, ceil(pieces of its parts / (p - 1)), overload a
+    link."""
+    algorithm = SynthReduceScatter()
+    ring = Ring(nodes, 1, channels)
+    params = algorithm.resolve(ring, {"radices": (nodes,), "tree": slots, "roots": parts,
+                                      "pieces": pieces})
+    schedule = algorithm.schedule(ring, params)
+    for stage, flow in zip(algorithm.stages(ring, params), schedule.flows, strict=True):
+        assert busiest_link(stage) <= channels
+        if stage.pieces == 1:
+            continue
+        pairs: dict[tuple[int, int], int] = {}
+        for s, d in zip(flow.senders.tolist(), flow.receivers.tolist(), strict=True):
+            pairs[(s, d)] = pairs.get((s, d), 0) + 1
+        fewer = Stage.from_demands(
+            nodes, stage.sources, stage.destinations,
+            [-(-pairs[(s, d)] // (stage.pieces - 1))
+             for s, d in zip(stage.sources.tolist(), stage.destinations.tolist(), strict=True)],
+            stage.allowed, pieces=stage.pieces - 1)
+        assert busiest_link(fewer) > channels
+
+
+def test_the_reduce_scatter_ends_with_one_scatter_slot_and_the_all_reduce_broadcasts() -> None:
+    ring = Ring(64, 1, 16)
+    shape = {"radices": (64,), "tree": 3, "roots": 8, "pieces": 2}
+    rs = SynthReduceScatter(hop_limit=80)
+    stages = rs.stages(ring, rs.resolve(ring, shape))
+    assert [s.label for s in stages][-1] == "rooted trees scatter"
+    assert len(stages) == 4
+    ar = SynthAllReduce(hop_limit=80)
+    params = ar.resolve(ring, shape)
+    assert ar.stage_count(ring, params) == 6
+    assert ar.reduces_then_broadcasts(ring, params)
+
+
+@pytest.mark.parametrize(
+    ("shape", "says"),
+    [
+        ({"radices": (8, 8), "tree": 2, "roots": 8}, "radices = 64"),
+        ({"radices": (64,), "tree": 2, "roots": 8, "direct": 1}, "direct = 0"),
+        ({"radices": (64,), "tree": 2, "roots": 65}, "roots <= N = 64"),
+        ({"radices": (64,), "tree": 2, "roots": 1}, "more roots"),
+        ({"radices": (64,), "tree": 1, "roots": 16}, "use tree >= 2"),
+    ],
+)
+def test_rooted_shapes_that_cannot_be_built_are_refused(shape: dict, says: str) -> None:
+    with pytest.raises(AlgorithmRefusedError, match=says):
+        SynthReduceScatter(hop_limit=20).resolve(Ring(64, 1, 16), shape)
+
+
+def test_rooted_trees_are_neither_searched_nor_accepted_under_a_node_limit() -> None:
+    ring = Ring(64, 1, 16)
+    limited = NodeLimitedSynthReduceScatter(per_node=4)
+    assert not rooted_shapes(limited, ring)
+    with pytest.raises(AlgorithmRefusedError, match="per-node limit"):
+        limited.resolve(ring, {"radices": (64,), "tree": 2, "roots": 8})
+
+
+def test_a_swept_rooted_all_reduce_is_refused() -> None:
+    with pytest.raises(AlgorithmRefusedError, match="sweep = 0"):
+        SynthAllReduce().resolve(Ring(64, 1, 16),
+                                 {"radices": (64,), "tree": 2, "roots": 8, "sweep": 1})
