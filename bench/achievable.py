@@ -166,7 +166,9 @@ def row(n: int, collective: str, size: int) -> tuple[str, float, bool | None, fl
     s_time, s_params, _ = synth_found
     shape = "x".join(map(str, s_params["radices"]))
     notes = []
-    if s_params.get("tree"):
+    if s_params.get("roots"):  # the whole ring's least tree, one per part of the vector
+        notes.append(f"{s_params['tree']}-slot trees from {s_params['roots']} roots")
+    elif s_params.get("tree"):
         notes.append(f"{s_params['tree']}-slot tree")  # the lowest window along a least tree
     if s_params.get("direct"):
         notes.append(f"{s_params['direct']} direct")  # the lowest levels exchanged in one slot

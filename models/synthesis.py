@@ -78,6 +78,13 @@ distinct shifts alone exceed C one way (small C, wide windows) cannot be packed:
 (the tree ignores packing; a packing-aware tree could do better). Not combined with direct
 levels or idle residues.
 
+**Rooted trees** (`roots` = K, reduce-scatter and all-reduce, with radices = (N,) and `tree`
+= S): no windows at all; the vector's chunks in K parts, each reduced along the whole ring's
+least tree translated to its root (`models.rooted_trees`). Only K translates share the
+ring, not one per class, so the least tree's 80-hop edges fit 64 channels; the reduce-
+scatter adds one scatter slot, the all-reduce runs the trees forwards. Not under a per-node
+limit, not padded.
+
 **Sweep** (`sweep` = 1, all-reduce): the top level is not reduce-scattered and gathered but
 all-reduced by running sums swept both ways. After the levels below, node v holds its block's
 partial sum of class v mod s_L (k_L chunks: the class vector). CW step t: v sends its class
