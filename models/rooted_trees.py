@@ -69,6 +69,17 @@ class RootedSlot:
 
 
 @dataclass(frozen=True, eq=False)
+class Scatter:
+    """The reduce-scatter's last slot: each root sends every other owner of its part that
+    owner's complete chunk, `lightpaths` per pair of `per_lightpath` pieces each."""
+
+    senders: IntArray  # the roots, one entry per owner served
+    moves: IntArray  # signed hops to the owner: > 0 CW
+    lightpaths: IntArray
+    per_lightpath: int
+
+
+@dataclass(frozen=True, eq=False)
 class RootedTrees:
     """The parts, their roots and the slots of one rooted-trees shape on an N-node ring."""
 
@@ -78,7 +89,7 @@ class RootedTrees:
     high: IntArray  # per part: one past its last owner
     roots: IntArray  # per part: its root (the middle owner)
     slots: tuple[RootedSlot, ...]  # all-gather way round
-    scatter: RootedSlot  # root -> owner, one lightpath set (the reduce-scatter's last slot)
+    scatter: Scatter
 
     @property
     def parts(self) -> int:
@@ -229,11 +240,11 @@ def _build(
             f"the scatter from the roots needs more than the {channels} channels one way; use "
             "more roots"
         )
-    scatter = RootedSlot(senders, moves, -(-volume // per), per, owners[away], moves)
+    scatter = Scatter(senders, moves, -(-volume // per), per)
     return RootedTrees(nodes, pieces, low, high, roots, tuple(out), scatter)
 
 
-def slot_stage(nodes: int, slot: RootedSlot, reverse: bool, label: str) -> Stage:
+def slot_stage(nodes: int, slot: RootedSlot | Scatter, reverse: bool, label: str) -> Stage:
     """A slot's lightpaths as a stage, directions pinned (CW for a positive shift); `reverse`
     (a reduction) sends every pair the other way: from the receiver back to the sender."""
     senders, moves = slot.senders, slot.moves
@@ -289,8 +300,8 @@ def reduce_flows(plan: RootedTrees, scatter: bool) -> Iterator[StageFlow]:
     for i, slot in enumerate(reversed(plan.slots)):
         yield _edge_flow(plan, slot, True, Reduction.ADD, f"rooted trees reduce slot {depth - i}")
     if scatter:
-        owners = plan.scatter.parents
-        roots = (owners - plan.scatter.shifts) % plan.nodes
+        roots = plan.scatter.senders
+        owners = (roots + plan.scatter.moves) % plan.nodes
         q = plan.pieces
         data = (owners[:, None] * q + np.arange(q, dtype=np.int64)[None, :]).reshape(-1)
         yield StageFlow.of(np.repeat(roots, q), np.repeat(owners, q), data, Reduction.COPY,
