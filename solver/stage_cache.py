@@ -186,7 +186,14 @@ class StageCache:
         """An equivalent stage is cached (solve would not solve)."""
         key = self.key(canonical(stage).stage, ring, options)
         with self.lock:
-            return key in self.results
+            return any(k in self.results for k in self._lookups(key, options))
+
+    @staticmethod
+    def _lookups(key: bytes, options: SolveOptions) -> tuple[bytes, ...]:
+        """Where a result for these options may be kept: a solve that proved channels serves
+        every caller; one that stopped at proven steps (`SolveOptions.prove_channels` False,
+        the shape search) only callers that ask no more, under its own key."""
+        return (key,) if options.prove_channels else (key, key + b"|steps")
 
     def solve(
         self, ring: Ring, stage: Stage, options: SolveOptions, deadline: float | None = None
@@ -197,11 +204,14 @@ class StageCache:
         only if proven: a later caller with the whole time limit may do better."""
         form = canonical(stage)
         key = self.key(form.stage, ring, options)
+        found = None
         with self.lock:
-            found = self.results.get(key)
-            if found is not None:
-                self.hits += 1
-                self.results.move_to_end(key)
+            for where in self._lookups(key, options):
+                found = self.results.get(where)
+                if found is not None:
+                    self.hits += 1
+                    self.results.move_to_end(where)
+                    break
         if found is None:
             given = options
             if deadline is not None:
@@ -215,8 +225,10 @@ class StageCache:
                     and not settled:
                 found = self._also_as_given(found, form, stage, ring, options)
             if given is options or found.status == Status.OPTIMAL:
+                # an optimal result is what a solve proving channels would keep too
+                steps_only = not options.prove_channels and found.status != Status.OPTIMAL
                 with self.lock:
-                    self._store(key, found)
+                    self._store(key + b"|steps" if steps_only else key, found)
         return self._for_caller(found, form, stage, ring)
 
     @staticmethod
@@ -247,7 +259,6 @@ class StageCache:
             repr(options.max_tx),
             repr(options.max_rx),
             repr(ring.channels_per_direction) if limited else "",
-            "" if options.prove_channels else "steps",
         )
         return stage_key(stage) + "|".join(extra).encode()
 
