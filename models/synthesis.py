@@ -1146,6 +1146,11 @@ def _rooted_variants(ring: Ring, hop_limit: int | None, extra: Params,
                     yield params
 
 
+# The all-reduce's search tries twice the default pieces (an even pipeline top's halves,
+# `_direct_variants`) only up to this ring size: at N = 4 and 6 with one or two channels
+# they win at 4 MiB (N = 4, w = 1: 0.754 ms against 0.972), at N = 8192 the extra
+# candidates pushed the search past its 30 s budget.
+DOUBLED_PIECES_NODES = 1024
 TREE_SLOTS = (4, 5, 6)  # the tree slot counts the search tries
 TREE_WINDOW_MIN = 8  # the least lowest window it tries them on
 
@@ -1570,10 +1575,11 @@ class SynthAllReduce(_Windowed):
         """Every candidate of the hierarchy, each without and with the top-level sweep; where
         the top stride exceeds F w, also with the most holders that fit (`_holders_within`);
         and the shapes whose top stride lies between F w and the hop limit
-        (`_idle_shapes`), which only holders make fit. Not the candidates with twice the
-        pieces for an even top's halves (`_direct_variants`): none of them won at N = 1024
-        (the top's last step is 1 of 26 slots at 64 MiB, and 4 MiB sweeps its top), and at
-        N = 8192 they pushed the search past its 30 s budget."""
+        (`_idle_shapes`), which only holders make fit; then the rooted trees. The
+        candidates with twice the pieces for an even top's halves (`_direct_variants`) only
+        unswept and up to DOUBLED_PIECES_NODES nodes: none of them won at N = 1024 (the
+        top's last step is 1 of 26 slots at 64 MiB, and 4 MiB sweeps its top), they win on
+        the smallest rings, and at N = 8192 they pushed the search past its 30 s budget."""
         channels = ring.channels_per_direction
         for raw in super().shape_candidates(ring):
             radices = raw["radices"]
@@ -1583,7 +1589,10 @@ class SynthAllReduce(_Windowed):
                 yield from _with_centres(shaped) if len(radices) > 1 else [
                     {**shaped, "sweep": 0, "centres": radices[-1]}]
                 continue
-            if "pieces" in raw:  # twice the pieces for the top's halves: not tried here
+            if "pieces" in raw:  # twice the pieces for the top's halves: unswept only,
+                if ring.nodes <= DOUBLED_PIECES_NODES:  # and on rings up to 1024 nodes
+                    yield {**raw, "holders": math.prod(radices[:-1]), "sweep": 0,
+                           "centres": radices[-1]}
                 continue
             fit = _holders_within(radices, channels)
             for holders in (math.prod(radices[:-1]), fit):
