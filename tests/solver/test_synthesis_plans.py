@@ -449,7 +449,10 @@ def test_rooted_trees_certified_within_the_hop_limit_and_above_the_bound(
     params = algorithm.resolve(ring, {"radices": (nodes,), "tree": tree, "roots": roots,
                                       "pieces": pieces})
     size = 4 * 2**20
-    plan = plan_algorithm(algorithm, ring, params, [size], HW, SolveOptions(max_hops=80))
+    # steps, not channels, are what is claimed: no configuration LP on the stages coloured
+    # a few channels above their load (2 s each)
+    plan = plan_algorithm(algorithm, ring, params, [size], HW,
+                          SolveOptions(max_hops=80, prove_channels=False))
     claim = nodes != 1000
     assert (plan.true_steps == algorithm.stage_count(ring, params)) or not claim
     for stage in plan.stages:
