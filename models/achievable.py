@@ -286,6 +286,22 @@ def least_tree(nodes: int, hop_limit: int, slots: int) -> LeastTree:
     return LeastTree(nodes, hop_limit, slots, reached, parent)
 
 
+@lru_cache(maxsize=64)
+def least_tree_edges(nodes: int, hop_limit: int, slots: int) -> tuple[tuple[Any, Any], ...]:
+    """Per slot, the edges of `least_tree(nodes, hop_limit, slots)` first reached in it: the
+    parents' offsets from the root and the signed shifts to the children (> 0 CW, each at
+    most N / 2 either way). What the synthesized tree levels and rooted trees run."""
+    base = least_tree(nodes, hop_limit, slots)
+    child = np.arange(1, nodes, dtype=np.int64)
+    shift = (child - base.parent[1:]) % nodes
+    shift = np.where(shift > nodes // 2, shift - nodes, shift)
+    parent = base.parent[1:].astype(np.int64)
+    return tuple(
+        (parent[base.reached[1:] == t], shift[base.reached[1:] == t])
+        for t in range(1, slots + 1)
+    )
+
+
 @lru_cache(maxsize=16)
 def tree_hops(nodes: int, hop_limit: int) -> TreeHops:
     """The broadcast-tree table of a ring and hop limit, shared by every bound of them."""

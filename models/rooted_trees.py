@@ -35,15 +35,13 @@ the all-reduce at N = 256, 4 MiB 1.63x (1.89x swept) and at N = 1024, 64 MiB 1.6
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-from models.achievable import least_tree
+from models.achievable import least_tree_edges
 from models.ring import Direction
 from models.stage import IntArray, Reduction, Stage, StageFlow
 
@@ -154,7 +152,7 @@ def _slot_pairs(
     low, high, roots = part_bounds(nodes, parts)
     sizes = high - low
     out = []
-    for parents, shifts in tree_edges(nodes, hop_limit, slots):
+    for parents, shifts in least_tree_edges(nodes, hop_limit, slots):
         senders = ((roots[:, None] + parents[None, :]) % nodes).reshape(-1)
         moves = np.broadcast_to(shifts[None, :], (parts, len(shifts))).reshape(-1)
         owners = np.broadcast_to(sizes[:, None], (parts, len(shifts))).reshape(-1)
@@ -165,11 +163,7 @@ def _slot_pairs(
     return tuple(out)
 
 
-_cache: OrderedDict[tuple[int, int, int, int, int, int], RootedTrees | str] = OrderedDict()
-_cache_lock = threading.Lock()
-_CACHE_SIZE = 256
-
-
+@lru_cache(maxsize=256)
 def rooted_trees(
     nodes: int, hop_limit: int, slots: int, parts: int, pieces: int, channels: int
 ) -> RootedTrees | str:
@@ -179,32 +173,7 @@ def rooted_trees(
     root is farther than the hop limit from an owner of its part. Raises ValueError when
     `slots` slots cannot reach the node N / 2 away. Remembered (a search asks for each
     shape's plan again when it builds its stages and its schedule)."""
-    key = (nodes, hop_limit, slots, parts, pieces, channels)
-    with _cache_lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return _cache[key]
-    built = _build(nodes, hop_limit, slots, parts, pieces, channels)
-    with _cache_lock:
-        _cache[key] = built
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-    return built
-
-
-@lru_cache(maxsize=64)
-def tree_edges(nodes: int, hop_limit: int, slots: int) -> tuple[tuple[IntArray, IntArray], ...]:
-    """Per slot, the edges of the ring's least tree (`least_tree`) first reached in it: the
-    parents' offsets from the root and the signed shifts to the children (> 0 CW)."""
-    base = least_tree(nodes, hop_limit, slots)
-    child = np.arange(1, nodes, dtype=np.int64)
-    shift = (child - base.parent[1:]) % nodes
-    shift = np.where(shift > nodes // 2, shift - nodes, shift)
-    parent = base.parent[1:].astype(np.int64)
-    return tuple(
-        (parent[base.reached[1:] == t], shift[base.reached[1:] == t])
-        for t in range(1, slots + 1)
-    )
+    return _build(nodes, hop_limit, slots, parts, pieces, channels)
 
 
 def _build(
@@ -212,7 +181,7 @@ def _build(
 ) -> RootedTrees | str:
     low, high, roots = part_bounds(nodes, parts)
     out = []
-    edges = tree_edges(nodes, hop_limit, slots)
+    edges = least_tree_edges(nodes, hop_limit, slots)
     for t, ((parents, shifts), (senders, moves, owners)) in enumerate(
         zip(edges, _slot_pairs(nodes, hop_limit, slots, parts), strict=True), start=1
     ):

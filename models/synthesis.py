@@ -162,7 +162,7 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from models.achievable import least_tree
+from models.achievable import least_tree_edges
 from models.algorithms.base import Algorithm, Collective, Params, ParamSpec, int_param
 from models.closed_forms import ClosedForm, Formula
 from models.ring import Direction, Ring
@@ -464,15 +464,9 @@ def tree_slots(
     slot at its load). None when the slot's distinct shifts alone need more than C channels
     one way. Raises ValueError when `slots` slots of lightpaths within the hop limit cannot
     reach the position g / 2 away."""
-    base = least_tree(window, min(hop_limit, window), slots)
-    child = np.arange(1, window)
-    shift = (child - base.parent[1:]) % window
-    shift = np.where(shift > window // 2, shift - window, shift)
     out = []
-    for t in range(1, slots + 1):
-        at = base.reached[1:] == t
-        edges = tuple((int(p), int(d)) for p, d in zip(base.parent[1:][at], shift[at],
-                                                          strict=True))
+    for parents, shifts in least_tree_edges(window, min(hop_limit, window), slots):
+        edges = tuple(zip(parents.tolist(), shifts.tolist(), strict=True))
         count: dict[int, int] = {}
         for _, d in edges:
             count[d] = count.get(d, 0) + 1

@@ -137,9 +137,12 @@ def _constructed(ring: Ring, stage: Stage, started: float) -> RwaResult | None:
     )
 
 
-def steps_settled(chi: int, lower: int, channels: int) -> bool:
-    """The colouring takes as few slots as the bound allows (ceil(chi / C) at the least)."""
-    return -(-chi // channels) <= max(1, -(-lower // channels))
+def channels_to_prove(chi: int, lower: int, channels: int, prove_channels: bool) -> bool:
+    """Whether to search further for fewer colours or a higher bound: chi is above its bound,
+    and the caller asks for channels (`SolveOptions.prove_channels`) or the colouring takes
+    more slots than the bound allows (ceil(chi / C) above max(1, ceil(lower / C)))."""
+    steps_settled = -(-chi // channels) <= max(1, -(-lower // channels))
+    return chi > lower and (prove_channels or not steps_settled)
 
 
 def _solve_rwa(
@@ -157,9 +160,8 @@ def _solve_rwa(
     chi = validate(stage, assignment).colours_used
     used = SolvedBy.BOUND if chi == lower else SolvedBy.HEURISTIC
     timed_out = False
-    settled = not prove_channels and steps_settled(chi, lower, channels)
     wants_exact = method in (Method.EXACT, Method.EXACT_HIGHS) or (
-        method == Method.AUTO and chi > lower and not settled
+        method == Method.AUTO and channels_to_prove(chi, lower, channels, prove_channels)
     )
     if wants_exact and chi > 0:
         binaries = estimated_size(stage, chi)
@@ -195,7 +197,7 @@ def _solve_rwa(
                 if outcome.proven:
                     lower = max(lower, exact_chi)
     source = "load" if lower == bound.lower_bound else "exact"
-    if chi > lower and not (not prove_channels and steps_settled(chi, lower, channels)):
+    if channels_to_prove(chi, lower, channels, prove_channels):
         # The configuration LP can prove what the load bound cannot (a colouring gap).
         deadline = min(
             started + time_limit_s, time.monotonic() + CONFIGURATION_SHARE * time_limit_s

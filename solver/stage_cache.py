@@ -36,13 +36,15 @@ from models.ring import ANY_DIRECTION, Direction, Ring
 from models.stage import Stage
 from solver.assignment import Assignment
 from solver.outcome import RwaResult, SolveOptions, Status
-from solver.solve import solve_stage, steps_settled
+from solver.solve import channels_to_prove, solve_stage
 from solver.validator import validate
 
 IntArray = npt.NDArray[np.int64]
 
 CANONICAL_LIMIT = 1_000_000  # demands; larger stages are keyed as given
 DEFAULT_RUN_LIMIT = 8_000_000  # assignment runs kept by a cache (about 256 MB)
+# the key suffix of results that proved steps but not channels (`_lookups`)
+_STEPS_ONLY = b"|steps"
 MIN_SOLVE_S = 0.5  # the least time a solve past its deadline still gets (bound, heuristic)
 
 _FLIP = np.array([Direction.CCW, Direction.CW, ANY_DIRECTION], dtype=np.int64)
@@ -193,7 +195,7 @@ class StageCache:
         """Where a result for these options may be kept: a solve that proved channels serves
         every caller; one that stopped at proven steps (`SolveOptions.prove_channels` False,
         the shape search) only callers that ask no more, under its own key."""
-        return (key,) if options.prove_channels else (key, key + b"|steps")
+        return (key,) if options.prove_channels else (key, key + _STEPS_ONLY)
 
     def solve(
         self, ring: Ring, stage: Stage, options: SolveOptions, deadline: float | None = None
@@ -219,16 +221,16 @@ class StageCache:
                 if left < options.time_limit_s:
                     given = replace(options, time_limit_s=left)
             found = solve_stage(ring, form.stage, given)
-            settled = not options.prove_channels and steps_settled(
-                found.chi, found.lower_bound, ring.channels_per_direction)
-            if found.chi > found.lower_bound and not form.identity and given is options \
-                    and not settled:
+            if given is options and not form.identity and channels_to_prove(
+                found.chi, found.lower_bound, ring.channels_per_direction,
+                options.prove_channels,
+            ):
                 found = self._also_as_given(found, form, stage, ring, options)
             if given is options or found.status == Status.OPTIMAL:
                 # an optimal result is what a solve proving channels would keep too
                 steps_only = not options.prove_channels and found.status != Status.OPTIMAL
                 with self.lock:
-                    self._store(key + b"|steps" if steps_only else key, found)
+                    self._store(key + _STEPS_ONLY if steps_only else key, found)
         return self._for_caller(found, form, stage, ring)
 
     @staticmethod
