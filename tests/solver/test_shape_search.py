@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -77,6 +80,47 @@ def test_a_tiny_budget_cuts_the_search_and_says_so() -> None:
     assert not found.report.exhaustive
     assert "budget" in found.report.note
     assert found.plan is paper  # nothing beat the incumbent in no time
+
+
+def test_bounding_stops_at_its_share_of_the_budget_and_the_bounded_are_solved(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Candidates that come after the bounding share of the budget are left out, and the
+    report says how many were bounded; those bounded before are still solved (at N = 8192
+    bounding synth's all-reduce shapes took the whole budget, and the answer was the
+    paper's shape)."""
+    import time
+
+    import solver.shape_search as shape_search
+
+    algorithm = get_algorithm("alltoall", "tra")
+    ring = Ring(16, 1, 2)
+    shapes = list(algorithm.shape_candidates(ring))
+    budget, early = 2.0, 3
+    assert len(shapes) > early
+
+    def slow_candidates(ring: Ring) -> Iterator[dict[str, Any]]:  # the rest after the share
+        yield from shapes[:early]
+        time.sleep(shape_search.BOUNDING_SHARE * budget + 0.1)
+        yield from shapes[early:]
+
+    paper = plan_algorithm(algorithm, ring, algorithm.paper_shape(ring), SIZES, Hardware())
+    monkeypatch.setattr(algorithm, "shape_candidates", slow_candidates)
+    found = search_best_shape(algorithm, ring, SIZES, Hardware(), SolveOptions(), budget, paper)
+    assert not found.report.exhaustive
+    assert f"after {early} of {len(shapes)} candidates" in found.report.note
+    assert found.report.evaluated + found.report.pruned >= 1
+    # the answer is the best of the paper's shape and the early candidates, by brute force
+    early_plans = [paper]
+    for raw in shapes[:early]:
+        try:
+            params = algorithm.resolve(ring, raw)
+        except AlgorithmRefusedError:
+            continue
+        early_plans.append(plan_algorithm(algorithm, ring, params, SIZES, Hardware()))
+    for i in range(len(SIZES)):
+        best = min(p.timings[i].time_s for p in early_plans)
+        assert found.by_message[i].timings[i].time_s == pytest.approx(best, rel=1e-12)
 
 
 OPTICS = OpticalParameters(pass_loss_db_per_node=1.5)  # reach: 5 hops (eq. 6)
