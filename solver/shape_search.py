@@ -754,41 +754,66 @@ def search_best_shape(
     bounds = Bounds()
     candidates: list[_Candidate] = []
     deferred: list[tuple[Params, list[StageSketch]]] = []
-    known = paper_seen = bounded_count = 0
-    # Bounding takes at most a share of the budget, so that the best-bounded candidates get
-    # solved: at N = 8192 bounding synth's 1911 all-reduce shapes took the whole 30 s, and
-    # the search answered with the paper's ring (0.205 s at 64 MiB, where the exhaustive
-    # search finds 3.16 ms in 37 s).
-    bounding_deadline = started + BOUNDING_SHARE * budget_s
-    for raw in algorithm.shape_candidates(ring):
-        known += 1
-        if time.monotonic() > bounding_deadline:
-            continue  # left unbounded: said in the report below
-        bounded_count += 1
+    known = paper_seen = 0
+    source = iter(algorithm.shape_candidates(ring))
+    exhausted = False
+    # Bounding pauses at a share of the budget, the candidates bounded so far are solved,
+    # and bounding resumes with the time left: at N = 8192 bounding synth's 1911 all-reduce
+    # shapes took the whole 30 s, and the search answered with the paper's ring (0.205 s at
+    # 64 MiB, where the exhaustive search finds 3.16 ms in 37 s).
+    until = started + BOUNDING_SHARE * budget_s
+
+    def bound(raw: Params) -> tuple[Params, _Candidate | list[StageSketch]] | None:
+        """The resolved shape and its first-tier bound, or its sketches to bound later; None
+        for the paper's shape (solved already) and for shapes the family refuses."""
+        nonlocal paper_seen
         try:
             params = algorithm.resolve(ring, raw)
             if params == incumbent.params:
-                search.evaluated += 1  # the paper's shape, solved already
+                search.evaluated += 1
                 paper_seen += 1
-                continue
+                return None
             reach = optics.reach if optics is not None else None
-            bounded = _bounded(algorithm, ring, params, search.sizes, hardware, bounds, reach)
+            return params, _bounded(
+                algorithm, ring, params, search.sizes, hardware, bounds, reach
+            )
         except AlgorithmRefusedError:
-            continue
+            return None
         except LimitExceededError as error:  # a computed schedule found none in its time
             search.cut = f"a candidate was skipped: {error.message}"
-            continue
-        if isinstance(bounded, _Candidate):
-            candidates.append(bounded)
+            return None
+
+    while not exhausted and not search.out_of_time():
+        fresh: list[_Candidate] = []
+        for raw in source:
+            known += 1
+            outcome = bound(raw)
+            if outcome is not None:
+                params, bounded = outcome
+                if isinstance(bounded, _Candidate):
+                    fresh.append(bounded)
+                else:
+                    deferred.append((params, bounded))
+            if time.monotonic() > until:
+                break
         else:
-            deferred.append((params, bounded))
-    # In bound order; a candidate with a bound of its own within the reach comes at that
-    # bound (its free routing goes the long way): the feasible winner early prunes the rest.
-    candidates.sort(key=lambda c: _order(c.reach_bound or c))
-    search.feasible_first([c for c in candidates if c.reach_bound is not None])
-    for candidate in candidates:
-        if id(candidate) not in search.settled:
-            search.consider(candidate)
+            exhausted = True
+        candidates += fresh
+        # In bound order; a candidate with a bound of its own within the reach comes at
+        # that bound (its free routing goes the long way): the feasible winner early prunes
+        # the rest.
+        fresh.sort(key=lambda c: _order(c.reach_bound or c))
+        search.feasible_first([c for c in fresh if c.reach_bound is not None])
+        for candidate in fresh:
+            if id(candidate) not in search.settled:
+                search.consider(candidate)
+        until = search.deadline
+    if not exhausted:
+        bounded_count = known
+        known += sum(1 for _ in source)
+        ran_out = f"the time budget ran out after bounding {bounded_count} of {known} candidates"
+        generic = not search.cut or search.cut.startswith("time budget reached")
+        search.cut = ran_out if generic else f"{ran_out}; {search.cut}"
     # Candidates with stages still to build (OpTree's padded trees), in their order (trees
     # sharing levels come together): bounded stage by stage, against the incumbent found
     # above; the first stages that rule a candidate out spare building the rest. Those the
@@ -813,11 +838,6 @@ def search_best_shape(
         survivors.sort(key=_order)
         for candidate in survivors:
             search.consider(candidate, tightened=True)
-    if bounded_count < known and not search.cut:
-        search.cut = (
-            f"the bounding share of the time budget ran out after {bounded_count} of "
-            f"{known} candidates"
-        )
     total = len(candidates) + len(deferred) + paper_seen
     settled = search.evaluated + search.pruned + search.beyond_hops
     report = SearchReport(
@@ -839,7 +859,8 @@ def search_best_shape(
 
 
 BOUNDING_SHARE = 0.6
-"""The share of a search's budget that bounding candidates may take before solving starts."""
+"""The share of a search's budget after which bounding pauses so that the candidates bounded
+so far are solved; it then resumes with the time left."""
 
 
 def _bound_deferred(
