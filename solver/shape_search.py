@@ -755,13 +755,17 @@ def search_best_shape(
     candidates: list[_Candidate] = []
     deferred: list[tuple[Params, list[StageSketch]]] = []
     known = paper_seen = 0
-    source = iter(algorithm.shape_candidates(ring))
+    raws = list(algorithm.shape_candidates(ring))
+    source = iter(raws)
     exhausted = False
-    # Bounding pauses at a share of the budget, the candidates bounded so far are solved,
-    # and bounding resumes with the time left: at N = 8192 bounding synth's 1911 all-reduce
-    # shapes took the whole 30 s, and the search answered with the paper's ring (0.205 s at
-    # 64 MiB, where the exhaustive search finds 3.16 ms in 37 s).
+    # Bounding that will not end in time pauses at a share of the budget, the candidates
+    # bounded so far are solved, and bounding resumes with the time left: at N = 8192
+    # bounding synth's 1911 all-reduce shapes took the whole 30 s, and the search answered
+    # with the paper's ring (0.205 s at 64 MiB, where the exhaustive search finds 3.16 ms in
+    # 37 s). Bounding that will end by FINISH_SHARE goes on: solving in bound order after it
+    # prunes best.
     until = started + BOUNDING_SHARE * budget_s
+    bounding_started = time.monotonic()
 
     def bound(raw: Params) -> tuple[Params, _Candidate | list[StageSketch]] | None:
         """The resolved shape and its first-tier bound, or its sketches to bound later; None
@@ -794,8 +798,14 @@ def search_best_shape(
                     fresh.append(bounded)
                 else:
                     deferred.append((params, bounded))
-            if time.monotonic() > until:
-                break
+            now = time.monotonic()
+            if now > until:
+                # at its pace so far, bounding the rest would end at `finish`
+                finish = now + (now - bounding_started) / known * (len(raws) - known)
+                if finish <= started + FINISH_SHARE * budget_s:
+                    until = search.deadline
+                else:
+                    break
         else:
             exhausted = True
         candidates += fresh
@@ -809,8 +819,7 @@ def search_best_shape(
                 search.consider(candidate)
         until = search.deadline
     if not exhausted:
-        bounded_count = known
-        known += sum(1 for _ in source)
+        bounded_count, known = known, len(raws)
         ran_out = f"the time budget ran out after bounding {bounded_count} of {known} candidates"
         generic = not search.cut or search.cut.startswith("time budget reached")
         search.cut = ran_out if generic else f"{ran_out}; {search.cut}"
@@ -860,7 +869,9 @@ def search_best_shape(
 
 BOUNDING_SHARE = 0.6
 """The share of a search's budget after which bounding pauses so that the candidates bounded
-so far are solved; it then resumes with the time left."""
+so far are solved, unless at its pace it ends by FINISH_SHARE; it then resumes with the time
+left."""
+FINISH_SHARE = 0.85
 
 
 def _bound_deferred(

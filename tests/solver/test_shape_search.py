@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -85,9 +84,10 @@ def test_a_tiny_budget_cuts_the_search_and_says_so() -> None:
 def test_bounding_pauses_at_its_share_of_the_budget_to_solve_then_resumes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Once bounding has taken its share of the budget, the candidates bounded so far are
-    solved before the family yields the next one; then bounding resumes, and with time
-    enough the search is exhaustive and finds what brute force finds (at N = 8192
+    """Once bounding has taken its share of the budget and would not end by FINISH_SHARE
+    at its pace, the candidates bounded so far are solved before the next is bounded; then
+    bounding resumes, and with time enough the search is exhaustive and finds what brute
+    force finds (at N = 8192
     bounding synth's all-reduce shapes took the whole budget, and the answer was the
     paper's shape)."""
     import time
@@ -101,13 +101,13 @@ def test_bounding_pauses_at_its_share_of_the_budget_to_solve_then_resumes(
     budget, early = 4.0, 3
     assert len(shapes) > early
     events: list[str] = []
+    bounded = shape_search._bounded
 
-    def slow_candidates(ring: Ring) -> Iterator[dict[str, Any]]:
-        yield from shapes[: early - 1]
-        time.sleep(shape_search.BOUNDING_SHARE * budget + 0.1)  # past the share
-        yield shapes[early - 1]  # bounded past the share: the search pauses after it
-        events.append("resumed")  # runs when the search asks for the next one
-        yield from shapes[early:]
+    def slow(*args: Any, **kwargs: Any) -> Any:  # the third takes past the share
+        events.append("bounded")
+        if events.count("bounded") == early:
+            time.sleep(shape_search.BOUNDING_SHARE * budget + 0.1)
+        return bounded(*args, **kwargs)
 
     solve = shape_search._Search.solve
 
@@ -116,10 +116,12 @@ def test_bounding_pauses_at_its_share_of_the_budget_to_solve_then_resumes(
         return solve(self, params, options)
 
     paper = plan_algorithm(algorithm, ring, algorithm.paper_shape(ring), SIZES, Hardware())
-    monkeypatch.setattr(algorithm, "shape_candidates", slow_candidates)
+    monkeypatch.setattr(algorithm, "shape_candidates", lambda ring: iter(shapes))
+    monkeypatch.setattr(shape_search, "_bounded", slow)
     monkeypatch.setattr(shape_search._Search, "solve", spy)
     found = search_best_shape(algorithm, ring, SIZES, Hardware(), SolveOptions(), budget, paper)
-    assert "solved" in events[: events.index("resumed")]  # an early candidate, before resuming
+    # bounding paused after the slow one: an early candidate solved before the next bound
+    assert events[early] == "solved"
     assert found.report.exhaustive
     every = _brute_force(algorithm, ring)
     for i in range(len(SIZES)):
