@@ -2012,15 +2012,17 @@ def _pipeline_step_stage(
     search neither builds nor hashes it again (N = 8192: 18293 steps over 62 shapes, 8279
     distinct; building and hashing them took most of the 30 s budget)."""
     nodes_at = np.arange(nodes, dtype=np.int64)
-    s, d, a = [], [], []
-    for shift, count, way in ((stride, cw, Direction.CW), (-stride, ccw, Direction.CCW)):
-        if count:
-            s.append(nodes_at)
-            d.append((nodes_at + shift) % nodes)
-            a.append(np.full(nodes, way, dtype=np.int64))
-    counts = [np.full(nodes, c, dtype=np.int64) for c in (cw, ccw) if c]
-    return Stage.from_demands(nodes, np.concatenate(s), np.concatenate(d),
-                              np.concatenate(counts), np.concatenate(a), label, pieces)
+    ways = [(shift, count, way) for shift, count, way in
+            ((stride, cw, Direction.CW), (-stride, ccw, Direction.CCW)) if count]
+    return Stage.from_demands(
+        nodes,
+        np.concatenate([nodes_at for _ in ways]),
+        np.concatenate([(nodes_at + shift) % nodes for shift, _, _ in ways]),
+        np.concatenate([np.full(nodes, count, dtype=np.int64) for _, count, _ in ways]),
+        np.concatenate([np.full(nodes, way, dtype=np.int64) for _, _, way in ways]),
+        label,
+        pieces,
+    )
 
 
 @dataclass(frozen=True)

@@ -406,17 +406,7 @@ def _from_sketches(
 ) -> _Candidate:
     channels = ring.channels_per_direction
     slots, longest = [], 0
-    # A family repeats one stage object many times (a pipeline's equal steps: about 27 per
-    # distinct stage at N = 8192), and hashing it again each time was most of the bounding
-    # time; the sketches hold their stages alive, so an id stays theirs for this call.
-    by_stage: dict[int, tuple[int, int]] = {}
     for sketch in sketches:
-        known = by_stage.get(id(sketch.stage)) if sketch.key is None else None
-        if known is not None:
-            chi, far = known
-            slots.append((-(-chi // channels), sketch.pieces))
-            longest = max(longest, far)
-            continue
         key: Hashable = ("sketch", sketch.key)
         if sketch.key is None:
             assert sketch.stage is not None
@@ -424,8 +414,6 @@ def _from_sketches(
         if key not in bounds:
             bounds[key] = _sketch_bound(ring, sketch)
         chi, far = bounds[key]
-        if sketch.key is None:
-            by_stage[id(sketch.stage)] = (chi, far)
         slots.append((-(-chi // channels), sketch.pieces))
         longest = max(longest, far)
     return _candidate(algorithm, ring, params, sizes, hardware, slots, longest)
@@ -754,10 +742,9 @@ def search_best_shape(
     bounds = Bounds()
     candidates: list[_Candidate] = []
     deferred: list[tuple[Params, list[StageSketch]]] = []
-    known = paper_seen = 0
+    paper_seen = 0
     raws = list(algorithm.shape_candidates(ring))
-    source = iter(raws)
-    exhausted = False
+    taken = 0  # raws bounded so far, in the family's order
     # Bounding that will not end in time pauses at a share of the budget, the candidates
     # bounded so far are solved, and bounding resumes with the time left: at N = 8192
     # bounding synth's 1911 all-reduce shapes took the whole 30 s, and the search answered
@@ -787,10 +774,10 @@ def search_best_shape(
             search.cut = f"a candidate was skipped: {error.message}"
             return None
 
-    while not exhausted and not search.out_of_time():
+    while taken < len(raws) and not search.out_of_time():
         fresh: list[_Candidate] = []
-        for raw in source:
-            known += 1
+        for raw in raws[taken:]:
+            taken += 1
             outcome = bound(raw)
             if outcome is not None:
                 params, bounded = outcome
@@ -801,13 +788,11 @@ def search_best_shape(
             now = time.monotonic()
             if now > until:
                 # at its pace so far, bounding the rest would end at `finish`
-                finish = now + (now - bounding_started) / known * (len(raws) - known)
+                finish = now + (now - bounding_started) / taken * (len(raws) - taken)
                 if finish <= started + FINISH_SHARE * budget_s:
                     until = search.deadline
                 else:
                     break
-        else:
-            exhausted = True
         candidates += fresh
         # In bound order; a candidate with a bound of its own within the reach comes at
         # that bound (its free routing goes the long way): the feasible winner early prunes
@@ -818,9 +803,8 @@ def search_best_shape(
             if id(candidate) not in search.settled:
                 search.consider(candidate)
         until = search.deadline
-    if not exhausted:
-        bounded_count, known = known, len(raws)
-        ran_out = f"the time budget ran out after bounding {bounded_count} of {known} candidates"
+    if taken < len(raws):
+        ran_out = f"the time budget ran out after bounding {taken} of {len(raws)} candidates"
         generic = not search.cut or search.cut.startswith("time budget reached")
         search.cut = ran_out if generic else f"{ran_out}; {search.cut}"
     # Candidates with stages still to build (OpTree's padded trees), in their order (trees
@@ -850,7 +834,7 @@ def search_best_shape(
     total = len(candidates) + len(deferred) + paper_seen
     settled = search.evaluated + search.pruned + search.beyond_hops
     report = SearchReport(
-        candidates=known,
+        candidates=len(raws),
         evaluated=search.evaluated,
         pruned=search.pruned,
         exhaustive=not search.cut and settled == total,
