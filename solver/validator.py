@@ -6,7 +6,10 @@ Written once, on purpose without sharing code with any solver. It checks that:
 3. no two unit lightpaths conflict: same direction, same colour, a shared link.
    A CW lightpath s -> d holds CW links s, s+1, ..., d-1; a CCW one holds CCW links
    d, d+1, ..., s-1 (CCW link i joins i+1 and i). Arcs that wrap past link N-1 are cut in two.
-   For each (direction, colour) the link intervals are sorted and must not overlap.
+   For each (direction, colour) the link intervals must not overlap: counted per link where
+   the (direction, colour, link) table is small against the unit lightpaths (each run a
+   rectangle of it, by a 2-D difference table and running sums: linear in runs and cells),
+   else sorted by (direction, colour, first link). The sort also finds and names a conflict.
 """
 
 from __future__ import annotations
@@ -22,6 +25,10 @@ from models.stage import Stage
 from solver.assignment import Assignment
 
 CHUNK_UNITS = 1_000_000  # unit lightpaths checked at once
+DENSE_CELLS_PER_PIECE = 16
+"""Count units per (direction, colour, link) when that table has at most this many cells per
+unit lightpath: filling it from the runs and two running sums beat sorting every unit's arc
+there (bench/validator.py); beyond, the table would be mostly empty and the sort is cheaper."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +96,8 @@ def validate(stage: Stage, assignment: Assignment) -> ValidationReport:
 def _check_conflicts(stage: Stage, a: Assignment) -> None:
     """Raise on two unit lightpaths of `a` with the same direction and colour sharing a link."""
     n = stage.nodes
+    if _no_conflict_by_count(stage, a):
+        return
     demand, direction, colour = a.expand()
     s, d = stage.sources[demand], stage.destinations[demand]
     start = np.where(direction == Direction.CW, s, d)
@@ -124,3 +133,36 @@ def _check_conflicts(stage: Stage, a: Assignment) -> None:
             f"conflict: lightpaths {s[first]}->{d[first]} and {s[second]}->{d[second]} share "
             f"a {Direction(int(piece_dir[order][k])).name} link on colour {piece_col[order][k]}"
         )
+
+
+def _no_conflict_by_count(stage: Stage, a: Assignment) -> bool:
+    """True when every (direction, colour, link) holds at most one unit lightpath, counted in
+    a table of 2 x colours x (N + 1) cells; False when one holds more, or when the table would
+    have more than `DENSE_CELLS_PER_PIECE` cells per unit lightpath (the caller sorts then).
+
+    A run (one arc, colours first .. first + count - 1) covers a rectangle of the table, once
+    per piece of its arc on the line 0..N (two pieces when it wraps past link N - 1): +1 at
+    two opposite corners and -1 at the other two, and running sums along the links, then along
+    the colours, give each cell's count. Linear in runs and cells, never per unit."""
+    n = stage.nodes
+    low = int(a.first_colour.min())
+    span = int((a.first_colour + a.count).max()) - low  # colours in the table
+    cells = 2 * (span + 1) * (n + 1)  # a spare colour row takes the rectangles' far corners
+    if cells > DENSE_CELLS_PER_PIECE * int(a.count.sum()):
+        return False
+    s, d = stage.sources[a.demand], stage.destinations[a.demand]
+    cw = a.direction == Direction.CW
+    start = np.where(cw, s, d)
+    end = start + np.where(cw, (d - s) % n, (s - d) % n)  # exclusive, may exceed n: wraps
+    wraps = end > n
+    lo = np.concatenate([start, np.zeros(int(wraps.sum()), dtype=np.int64)])
+    hi = np.concatenate([np.minimum(end, n), end[wraps] - n])
+    row = a.direction * (span + 1) + a.first_colour - low
+    first = np.concatenate([row, row[wraps]]) * (n + 1)
+    last = first + np.concatenate([a.count, a.count[wraps]]) * (n + 1)
+    table = np.bincount(np.concatenate([first + lo, last + hi]), minlength=cells)
+    table -= np.bincount(np.concatenate([first + hi, last + lo]), minlength=cells)
+    table = table.reshape(2, span + 1, n + 1)
+    np.cumsum(table, axis=2, out=table)
+    np.cumsum(table, axis=1, out=table)
+    return int(table.max()) <= 1

@@ -1,6 +1,8 @@
 """The validator accepts exactly the conflict-free, complete assignments."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from models.errors import InvalidAssignmentError
 from models.ring import Direction
@@ -72,3 +74,53 @@ def test_colour_windows_find_every_conflict(chunk: int, monkeypatch: pytest.Monk
     clash = Assignment.from_runs([0, 1], [0, 0], [0, 4], [6, 1])
     with pytest.raises(InvalidAssignmentError, match="colour 4"):
         validate(ring_stage, clash)
+
+
+def _brute_conflict(stage: Stage, a: Assignment) -> bool:
+    """Two unit lightpaths on one direction and colour sharing a link, link by link."""
+    n = stage.nodes
+    held: set[tuple[int, int, int]] = set()
+    demand, direction, colour = a.expand()
+    for i, way, c in zip(demand.tolist(), direction.tolist(), colour.tolist(), strict=True):
+        s, d = int(stage.sources[i]), int(stage.destinations[i])
+        first, hops = (s, (d - s) % n) if way == Direction.CW else (d, (s - d) % n)
+        for link in range(first, first + hops):
+            if (way, c, link % n) in held:
+                return True
+            held.add((way, c, link % n))
+    return False
+
+
+@pytest.mark.parametrize("cells_per_piece", [0, 10**9])  # always sorted / always counted
+@given(data=st.data())
+@settings(max_examples=150, deadline=None)
+def test_conflicts_found_exactly_as_link_by_link(
+    cells_per_piece: int, data: st.DataObject
+) -> None:
+    """Random stages and colourings: the validator rejects exactly the assignments with two
+    units on one direction, colour and link, whichever way it checks (the per-link count or
+    the sort)."""
+    import solver.validator as validator
+
+    n = data.draw(st.integers(2, 9))
+    pairs = data.draw(st.lists(
+        st.tuples(st.integers(0, n - 1), st.integers(1, n - 1), st.integers(1, 3),
+                  st.sampled_from([Direction.CW, Direction.CCW]), st.integers(0, 5)),
+        min_size=1, max_size=8, unique_by=lambda p: (p[0], p[1])))  # one demand per pair
+    s = Stage.from_demands(n, [p[0] for p in pairs], [(p[0] + p[1]) % n for p in pairs],
+                           [p[2] for p in pairs])
+    pair_of = zip(s.sources.tolist(), s.destinations.tolist(), strict=True)
+    index = {pair: i for i, pair in enumerate(pair_of)}
+    a = Assignment.from_runs([index[(p[0], (p[0] + p[1]) % n)] for p in pairs],
+                             [int(p[3]) for p in pairs],
+                             [p[4] for p in pairs], [p[2] for p in pairs])
+    saved = validator.DENSE_CELLS_PER_PIECE
+    validator.DENSE_CELLS_PER_PIECE = cells_per_piece
+    try:
+        if _brute_conflict(s, a):
+            with pytest.raises(InvalidAssignmentError, match="conflict"):
+                validate(s, a)
+        else:
+            validate(s, a)
+    finally:
+        validator.DENSE_CELLS_PER_PIECE = saved
