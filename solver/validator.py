@@ -85,6 +85,8 @@ def validate(stage: Stage, assignment: Assignment) -> ValidationReport:
         if c1 <= c0:
             continue
         pick = (a.first_colour < c1) & (end_colour > c0)
+        if not pick.any():  # colours no run uses (a gap wider than a window)
+            continue
         first = np.maximum(a.first_colour[pick], c0)
         window = Assignment(
             a.demand[pick], a.direction[pick], first, np.minimum(end_colour[pick], c1) - first

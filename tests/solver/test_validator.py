@@ -76,6 +76,17 @@ def test_colour_windows_find_every_conflict(chunk: int, monkeypatch: pytest.Monk
         validate(ring_stage, clash)
 
 
+def test_a_window_of_colours_no_run_uses_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three units on colours 0, 1 and 30, checked one unit's worth of colours at a time: the
+    windows are [0, 10), [10, 21), [21, 31), and the middle one holds nothing."""
+    import solver.validator as validator
+
+    monkeypatch.setattr(validator, "CHUNK_UNITS", 1)
+    s = Stage.from_demands(4, [0, 1, 2], [1, 2, 3], [1, 1, 1])
+    report = validate(s, Assignment.from_runs([0, 1, 2], [0, 0, 0], [0, 1, 30], [1, 1, 1]))
+    assert report.colours_used == 31 and report.unit_lightpaths == 3
+
+
 def _brute_conflict(stage: Stage, a: Assignment) -> bool:
     """Two unit lightpaths on one direction and colour sharing a link, link by link."""
     n = stage.nodes
