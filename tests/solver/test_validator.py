@@ -102,15 +102,16 @@ def _brute_conflict(stage: Stage, a: Assignment) -> bool:
     return False
 
 
+@pytest.mark.parametrize("chunk", [1, 3, 10**6])  # unit lightpaths a colour window holds
 @pytest.mark.parametrize("cells_per_piece", [0, 10**9])  # always sorted / always counted
 @given(data=st.data())
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 def test_conflicts_found_exactly_as_link_by_link(
-    cells_per_piece: int, data: st.DataObject
+    cells_per_piece: int, chunk: int, data: st.DataObject
 ) -> None:
     """Random stages and colourings: the validator rejects exactly the assignments with two
     units on one direction, colour and link, whichever way it checks (the per-link count or
-    the sort)."""
+    the sort) and however many colour windows it splits them into (runs spanning several)."""
     import solver.validator as validator
 
     n = data.draw(st.integers(2, 9))
@@ -125,8 +126,8 @@ def test_conflicts_found_exactly_as_link_by_link(
     a = Assignment.from_runs([index[(p[0], (p[0] + p[1]) % n)] for p in pairs],
                              [int(p[3]) for p in pairs],
                              [p[4] for p in pairs], [p[2] for p in pairs])
-    saved = validator.DENSE_CELLS_PER_PIECE
-    validator.DENSE_CELLS_PER_PIECE = cells_per_piece
+    saved = validator.DENSE_CELLS_PER_PIECE, validator.CHUNK_UNITS
+    validator.DENSE_CELLS_PER_PIECE, validator.CHUNK_UNITS = cells_per_piece, chunk
     try:
         if _brute_conflict(s, a):
             with pytest.raises(InvalidAssignmentError, match="conflict"):
@@ -134,4 +135,4 @@ def test_conflicts_found_exactly_as_link_by_link(
         else:
             validate(s, a)
     finally:
-        validator.DENSE_CELLS_PER_PIECE = saved
+        validator.DENSE_CELLS_PER_PIECE, validator.CHUNK_UNITS = saved
