@@ -43,6 +43,7 @@ Every assignment built here is checked by solver.validator like any other.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -140,13 +141,12 @@ def all_to_all(r: int, count: int) -> Assignment:
     """The construction in the module docstring for an all-to-all among r (even) nodes,
     `count` units per pair; demand indices are those of the stage's sorted pairs, and the
     arcs between the r nodes keep their colours on a larger ring."""
-    runs = _even_tilings(r, count)
-    # Filled in place: at N = 4096 the runs are 16.7M, and a list of parts plus their
-    # concatenation would hold them twice.
-    size = sum(len(run[0]) for run in runs)
+    # Filled in place, the tilings generated twice (sized, then written): at N = 8192 the
+    # runs are 67M, and holding every tiling's arrays at once took 1 GB beside the columns.
+    size = sum(len(run[0]) for run in _even_tilings(r, count))
     columns = [np.empty(size, dtype=np.int64) for _ in range(4)]
     at = 0
-    for run in runs:
+    for run in _even_tilings(r, count):
         for column, values in zip(columns, _demands(r, *run), strict=True):
             column[at : at + len(values)] = values
         at += len(run[0])
@@ -166,7 +166,7 @@ def _demands(
     return demand, np.full(len(starts), direction, dtype=np.int64), first, count
 
 
-def _even_tilings(r: int, k: int) -> list[tuple[IntArray, int, int, IntArray, IntArray]]:
+def _even_tilings(r: int, k: int) -> Iterator[tuple[IntArray, int, int, IntArray, IntArray]]:
     """Runs of link arcs (starts, length, direction, first colours, counts) of the tilings for
     r = 2m nodes and k units per pair. A tiling of the non-antipodal arcs is used k times in
     each direction (colours c k .. c k + k - 1); the k m copies of the antipodal tilings are
@@ -174,7 +174,6 @@ def _even_tilings(r: int, k: int) -> list[tuple[IntArray, int, int, IntArray, In
     busier direction for odd m and k, k m^2 / 2 otherwise, both the load bound."""
     m = r // 2
     a = np.arange(m, dtype=np.int64)
-    runs: list[tuple[IntArray, int, int, IntArray, IntArray]] = []
     copies = np.full(m, k, dtype=np.int64)
     cw_copies = np.clip(-(-k * m // 2) - a * k, 0, k)  # of pair i's k tilings, clockwise
     for direction in (Direction.CW, Direction.CCW):
@@ -183,12 +182,12 @@ def _even_tilings(r: int, k: int) -> list[tuple[IntArray, int, int, IntArray, In
             for first, size in ((0, length), (length, m - length)):
                 for half in (0, m):
                     starts = (a + first + half) % r
-                    runs.append((starts, size, direction, (colour + a) * k, copies))
+                    yield starts, size, direction, (colour + a) * k, copies
             colour += m
         if m % 2 == 0:  # length m/2: four arcs per rotation, m/2 rotations
             h = m // 2
             for j in range(4):
-                runs.append(((a[:h] + j * h) % r, h, direction, (colour + a[:h]) * k, copies[:h]))
+                yield (a[:h] + j * h) % r, h, direction, (colour + a[:h]) * k, copies[:h]
             colour += h
         if direction == Direction.CW:
             taken, offset = cw_copies, a * k
@@ -196,8 +195,7 @@ def _even_tilings(r: int, k: int) -> list[tuple[IntArray, int, int, IntArray, In
             taken, offset = k - cw_copies, a * k + cw_copies - -(-k * m // 2)
         keep = taken > 0  # no empty runs: Assignment.from_runs would copy every column
         for half in (0, m):
-            runs.append(((a + half)[keep], m, direction, (colour * k + offset)[keep], taken[keep]))
-    return runs
+            yield (a + half)[keep], m, direction, (colour * k + offset)[keep], taken[keep]
 
 
 def shift_of(stage: Stage) -> Shift | None:

@@ -44,37 +44,10 @@ class ValidationReport:
 def validate(stage: Stage, assignment: Assignment) -> ValidationReport:
     a = assignment
     if a.runs:
-        if a.demand.min() < 0 or a.demand.max() >= stage.demand_count:
-            raise InvalidAssignmentError("a run names a demand the stage does not have")
-        if a.first_colour.min() < 0:
-            raise InvalidAssignmentError("a run uses a negative colour")
-        if a.direction.min() < 0 or a.direction.max() > 1:
-            raise InvalidAssignmentError("direction must be Direction.CW (0) or Direction.CCW (1)")
-        if (a.count < 1).any():
-            raise InvalidAssignmentError("a run has count < 1")
-        if (stage.allowed != ANY_DIRECTION).any():  # most stages allow both: no gather then
-            allowed = stage.allowed[a.demand]
-            bad = ((allowed == Direction.CW) & (a.direction == Direction.CCW)) | (
-                (allowed == Direction.CCW) & (a.direction == Direction.CW)
-            )
-            if bad.any():
-                i = int(a.demand[np.flatnonzero(bad)[0]])
-                raise InvalidAssignmentError(
-                    f"demand {i} is routed in a direction it does not allow"
-                )
-    # Runs of one unit are counted without weights; otherwise summed as float64 (exact below
-    # 2^53 units) and compared as is. Either way no extra copy of a column.
-    if (a.count == 1).all():
-        got = np.bincount(a.demand, minlength=stage.demand_count)
-    else:
-        got = np.bincount(a.demand, weights=a.count, minlength=stage.demand_count)
-    wrong = np.flatnonzero(got != stage.counts)
-    if len(wrong):
-        i = int(wrong[0])
-        raise InvalidAssignmentError(
-            f"demand {i} ({stage.sources[i]}->{stage.destinations[i]}) needs "
-            f"{stage.counts[i]} lightpaths, the assignment gives {int(got[i])}"
-        )
+        _check_fields(stage, a)
+    # Each check is a function of its own, so its temporaries (8 bytes a run or a demand:
+    # 0.5 GB each for OSM at N = 8192) are gone before the colours are checked.
+    _check_counts(stage, a)
     if a.runs == 0:
         return ValidationReport(0, 0)
 
@@ -100,6 +73,43 @@ def validate(stage: Stage, assignment: Assignment) -> ValidationReport:
         window = Assignment(a.demand[pick], a.direction[pick], first, end - first)
         _check_conflicts(stage, window)
     return ValidationReport(units, top)
+
+
+def _check_fields(stage: Stage, a: Assignment) -> None:
+    """Demands that exist, colours >= 0, directions CW or CCW and allowed, counts >= 1."""
+    if a.demand.min() < 0 or a.demand.max() >= stage.demand_count:
+        raise InvalidAssignmentError("a run names a demand the stage does not have")
+    if a.first_colour.min() < 0:
+        raise InvalidAssignmentError("a run uses a negative colour")
+    if a.direction.min() < 0 or a.direction.max() > 1:
+        raise InvalidAssignmentError("direction must be Direction.CW (0) or Direction.CCW (1)")
+    if (a.count < 1).any():
+        raise InvalidAssignmentError("a run has count < 1")
+    if (stage.allowed != ANY_DIRECTION).any():  # most stages allow both: no gather then
+        allowed = stage.allowed[a.demand]
+        bad = ((allowed == Direction.CW) & (a.direction == Direction.CCW)) | (
+            (allowed == Direction.CCW) & (a.direction == Direction.CW)
+        )
+        if bad.any():
+            i = int(a.demand[np.flatnonzero(bad)[0]])
+            raise InvalidAssignmentError(f"demand {i} is routed in a direction it does not allow")
+
+
+def _check_counts(stage: Stage, a: Assignment) -> None:
+    """Every demand gets exactly its count of unit lightpaths."""
+    # Runs of one unit are counted without weights; otherwise summed as float64 (exact below
+    # 2^53 units) and compared as is. Either way no extra copy of a column.
+    if (a.count == 1).all():
+        got = np.bincount(a.demand, minlength=stage.demand_count)
+    else:
+        got = np.bincount(a.demand, weights=a.count, minlength=stage.demand_count)
+    wrong = np.flatnonzero(got != stage.counts)
+    if len(wrong):
+        i = int(wrong[0])
+        raise InvalidAssignmentError(
+            f"demand {i} ({stage.sources[i]}->{stage.destinations[i]}) needs "
+            f"{stage.counts[i]} lightpaths, the assignment gives {int(got[i])}"
+        )
 
 
 def _windows_of_runs(
