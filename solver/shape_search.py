@@ -251,11 +251,19 @@ def _refined(sketch: StageSketch, quick: int, channels: int) -> int:
 
 def _longest(stage: Stage) -> int:
     """The longest lightpath any routing of the stage needs: max over demands of the
-    shorter arc."""
+    shorter arc. A block of demands at a time: OSM's one stage at N = 8192 has 67M demands,
+    and the whole-stage temporaries took 1.5 GB above a plan's 4.1 GB."""
     if stage.is_empty():
         return 0
-    cw = (stage.destinations - stage.sources) % stage.nodes
-    return int(np.minimum(cw, stage.nodes - cw).max())
+    n, longest = stage.nodes, 0
+    for lo in range(0, stage.demand_count, _LONGEST_BLOCK):
+        hi = lo + _LONGEST_BLOCK
+        cw = (stage.destinations[lo:hi] - stage.sources[lo:hi]) % n
+        longest = max(longest, int(np.minimum(cw, n - cw).max()))
+    return longest
+
+
+_LONGEST_BLOCK = 1 << 20  # demands `_longest` looks at at once
 
 
 def _longest_of_set(nodes: int, positions: IntArray) -> int:

@@ -342,3 +342,23 @@ def test_shapes_within_a_hop_limit_are_those_whose_stages_fit(
     assert list(shapes_within(algorithm, ring, hops, paper)) == [
         p for p in expected if p != paper
     ]
+
+
+@pytest.mark.parametrize("block", [1, 3, 1 << 20])
+@pytest.mark.parametrize("seed", range(5))
+def test_longest_is_the_farthest_pair_whatever_the_block(
+    block: int, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The longest lightpath a stage needs, looked at a block of demands at a time: the
+    largest shorter arc, counted pair by pair."""
+    import solver.shape_search as shape_search
+    from models.stage import Stage
+
+    monkeypatch.setattr(shape_search, "_LONGEST_BLOCK", block)
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 40))
+    pairs = {(int(a), int(b)) for a, b in rng.integers(0, n, size=(12, 2)) if a != b}
+    pairs = pairs or {(0, 1)}
+    stage = Stage.from_demands(n, [a for a, _ in pairs], [b for _, b in pairs])
+    expected = max(min((b - a) % n, (a - b) % n) for a, b in pairs)
+    assert shape_search._longest(stage) == expected
