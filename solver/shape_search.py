@@ -864,6 +864,7 @@ BOUNDING_SHARE = 0.6
 so far are solved, unless at its pace it ends by FINISH_SHARE; it then resumes with the time
 left."""
 FINISH_SHARE = 0.85
+"""Bounding that would end by this share of the budget (at its pace so far) is not paused."""
 
 
 def _bound_deferred(

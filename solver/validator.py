@@ -144,15 +144,9 @@ def _check_conflicts(stage: Stage, a: Assignment) -> None:
         return
     demand, direction, colour = a.expand()
     s, d = stage.sources[demand], stage.destinations[demand]
-    start = np.where(direction == Direction.CW, s, d)
-    length = np.where(direction == Direction.CW, (d - s) % n, (s - d) % n)
-    end = start + length  # exclusive, may exceed n: wraps
-    wraps = end > n
-    # Pieces on the line 0..n: [start, min(end, n)) and, for wrapping arcs, [0, end - n).
+    piece_lo, piece_hi, wraps = _pieces(n, s, d, direction)
     piece_dir = np.concatenate([direction, direction[wraps]])
     piece_col = np.concatenate([colour, colour[wraps]])
-    piece_lo = np.concatenate([start, np.zeros(int(wraps.sum()), dtype=np.int64)])
-    piece_hi = np.concatenate([np.minimum(end, n), end[wraps] - n])
     # Sort the pieces by (direction, colour, lo): one packed int64 key when it fits (a plain
     # sort is several times faster than lexsort on millions of pieces), else lexsort.
     channels = int(piece_col.max()) + 1
@@ -194,13 +188,7 @@ def _no_conflict_by_count(stage: Stage, a: Assignment) -> bool:
     cells = 2 * (span + 1) * (n + 1)  # a spare colour row takes the rectangles' far corners
     if cells > DENSE_CELLS_PER_PIECE * int(a.count.sum()):
         return False
-    s, d = stage.sources[a.demand], stage.destinations[a.demand]
-    cw = a.direction == Direction.CW
-    start = np.where(cw, s, d)
-    end = start + np.where(cw, (d - s) % n, (s - d) % n)  # exclusive, may exceed n: wraps
-    wraps = end > n
-    lo = np.concatenate([start, np.zeros(int(wraps.sum()), dtype=np.int64)])
-    hi = np.concatenate([np.minimum(end, n), end[wraps] - n])
+    lo, hi, wraps = _pieces(n, stage.sources[a.demand], stage.destinations[a.demand], a.direction)
     row = a.direction * (span + 1) + a.first_colour - low
     first = np.concatenate([row, row[wraps]]) * (n + 1)
     last = first + np.concatenate([a.count, a.count[wraps]]) * (n + 1)
@@ -210,3 +198,19 @@ def _no_conflict_by_count(stage: Stage, a: Assignment) -> bool:
     np.cumsum(table, axis=2, out=table)
     np.cumsum(table, axis=1, out=table)
     return int(table.max()) <= 1
+
+
+def _pieces(
+    n: int, sources: IntArray, destinations: IntArray, direction: IntArray
+) -> tuple[IntArray, IntArray, npt.NDArray[np.bool_]]:
+    """The links the arcs hold, as pieces on the line 0..N: [start, min(end, N)) for every
+    arc, then [0, end - N) for each arc that wraps past link N - 1 (in the arcs' order), as
+    (first link, end link exclusive, which arcs wrap). A CW arc s -> d starts at link s, a
+    CCW one at link d (module docstring)."""
+    cw = direction == Direction.CW
+    start = np.where(cw, sources, destinations)
+    end = start + np.where(cw, (destinations - sources) % n, (sources - destinations) % n)
+    wraps = end > n
+    lo = np.concatenate([start, np.zeros(int(wraps.sum()), dtype=np.int64)])
+    hi = np.concatenate([np.minimum(end, n), end[wraps] - n])
+    return lo, hi, wraps
