@@ -3,7 +3,10 @@
 Every result carries a proven lower bound and an assignment the independent validator accepted.
 - heuristic: L* routing + circular-arc colouring; optimal when it meets the bound. A stage
   with a known optimal structure (solver.constructions: the even ring all-to-all, shift stages
-  such as TRA rounds) is built instead, and is optimal when it meets ceil(LP of L*).
+  such as TRA rounds) is built instead, and is optimal when it meets ceil(LP of L*). The
+  all-to-all among an odd number of nodes has no optimal construction here; its heuristic
+  runs until the stage's time limit, then the padded construction answers (status
+  time_limit, its gap to the load bound about r / 4 channels).
 - exact (CP-SAT) / exact-highs (Pyomo + HiGHS): minimise colours, warm-started (CP-SAT) from the
   heuristic and never worse than it; time limit honoured, best bound kept.
 - auto: heuristic; if a gap remains and the model is small enough, CP-SAT on the rest of the
@@ -22,11 +25,18 @@ from models.errors import LimitExceededError
 from models.ring import Direction, Ring
 from models.stage import Stage
 from solver import node_limits
-from solver.bounds import load_bound, lp_load_bound
+from solver.assignment import Assignment
+from solver.bounds import LoadBound, load_bound, lp_load_bound
 from solver.configuration import configuration_bound
-from solver.constructions import AllToAll, build_structure, structure_of
+from solver.constructions import (
+    AllToAll,
+    all_to_all_among,
+    build_structure,
+    padded_all_to_all,
+    structure_of,
+)
 from solver.formulation import build
-from solver.heuristic import heuristic_assignment
+from solver.heuristic import HeuristicTimeout, heuristic_assignment
 from solver.outcome import Method, RwaResult, SolvedBy, SolveOptions, Status
 from solver.quick_bounds import hop_bound, quick_bound
 from solver.validator import validate
@@ -145,6 +155,21 @@ def channels_to_prove(chi: int, lower: int, channels: int, prove_channels: bool)
     return chi > lower and (prove_channels or not steps_settled)
 
 
+def _heuristic_or_padded(stage: Stage, bound: LoadBound, stop_at: float) -> tuple[Assignment, bool]:
+    """The heuristic's assignment, and False; for an all-to-all among an odd number of nodes,
+    whose sweep can take minutes (solver.constructions), the heuristic only until `stop_at`,
+    then the padded construction (within about r / 4 channels of the optimum), and True."""
+    odd = all_to_all_among(stage)
+    if odd is None or len(odd) % 2 == 0:
+        return heuristic_assignment(stage, bound.routing), False
+    try:
+        return heuristic_assignment(stage, bound.routing, stop_at), False
+    except HeuristicTimeout:
+        padded = padded_all_to_all(stage)
+        assert padded is not None  # an odd all-to-all of 3 or more nodes
+        return padded, True
+
+
 def _solve_rwa(
     ring: Ring, stage: Stage, method: Method, time_limit_s: float, prove_channels: bool = True
 ) -> RwaResult:
@@ -156,10 +181,12 @@ def _solve_rwa(
     channels = ring.channels_per_direction
     bound = load_bound(stage, time_limit_s=max(0.5, 0.3 * time_limit_s))
     lower = bound.lower_bound
-    assignment = heuristic_assignment(stage, bound.routing)
+    assignment, timed_out = _heuristic_or_padded(stage, bound, started + time_limit_s)
     chi = validate(stage, assignment).colours_used
-    used = SolvedBy.BOUND if chi == lower else SolvedBy.HEURISTIC
-    timed_out = False
+    if timed_out:
+        used = SolvedBy.CONSTRUCTION
+    else:
+        used = SolvedBy.BOUND if chi == lower else SolvedBy.HEURISTIC
     wants_exact = method in (Method.EXACT, Method.EXACT_HIGHS) or (
         method == Method.AUTO and channels_to_prove(chi, lower, channels, prove_channels)
     )

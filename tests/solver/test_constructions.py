@@ -10,8 +10,14 @@ from hypothesis import strategies as st
 from models.ring import Direction, Ring
 from models.stage import Stage, within_hops
 from solver.bounds import load_bound
-from solver.constructions import Shift, all_to_all_among, construct, shift_of
-from solver.outcome import SolvedBy, Status
+from solver.constructions import (
+    Shift,
+    all_to_all_among,
+    construct,
+    padded_all_to_all,
+    shift_of,
+)
+from solver.outcome import SolvedBy, SolveOptions, Status
 from solver.solve import solve_stage
 from solver.validator import validate
 from tests.solver.helpers import ring_all_to_all_optimum
@@ -112,6 +118,56 @@ def test_all_to_all_among_any_even_nodes_meets_the_load_bound(
     assignment = construct(stage, 1)
     assert assignment is not None
     assert validate(stage, assignment).colours_used == load_bound(stage).lower_bound
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(n=st.integers(3, 80), data=st.data(), count=st.integers(1, 3))
+def test_padded_all_to_all_among_odd_nodes_is_within_one_even_ring(
+    n: int, data: st.DataObject, count: int
+) -> None:
+    """Any odd set of nodes of a ring (the whole ring included): the padded construction
+    validates, at least the load bound, at most the optimum of the even ring of r + 1
+    (Wilfong's value, count times, rounded up per direction: the even construction's)."""
+    nodes = data.draw(st.sets(st.integers(0, n - 1), min_size=3, max_size=n))
+    if len(nodes) % 2 == 0:
+        nodes.discard(max(nodes))
+    if len(nodes) < 3:
+        return
+    r = len(nodes)
+    stage = among(n, sorted(nodes), count)
+    assignment = padded_all_to_all(stage)
+    assert assignment is not None
+    colours = validate(stage, assignment).colours_used
+    m = (r + 1) // 2
+    assert load_bound(stage).lower_bound <= colours <= -(-count * m * m // 2)
+
+
+@pytest.mark.parametrize("r", [3, 5, 7, 9, 11, 13, 101])
+def test_padded_all_to_all_of_a_whole_odd_ring(r: int) -> None:
+    """The whole odd ring: within the even ring's optimum of r + 1 and never below the
+    literature's optimum of r; CP-SAT agrees on the smallest (r = 3: 2 against 1)."""
+    stage = spaced_all_to_all(r, r)
+    colours = validate(stage, padded_all_to_all(stage)).colours_used
+    assert ring_all_to_all_optimum(r) <= colours <= ring_all_to_all_optimum(r + 1)
+    assert padded_all_to_all(spaced_all_to_all(r + 1, r + 1)) is None  # even: construct()
+
+
+def test_odd_all_to_all_falls_back_to_the_padded_construction_at_its_time_limit() -> None:
+    """The heuristic's sweep stops at the stage's time limit on an odd all-to-all and the
+    padded construction answers, reported as stopped by the limit with its gap to the load
+    bound; with the time it needs the heuristic reaches the optimum, as before."""
+    r = 61
+    stage = spaced_all_to_all(r, r)
+    ring = Ring(r, 1, 64)
+    cut = solve_stage(ring, stage, SolveOptions(time_limit_s=1e-9))
+    assert cut.method == SolvedBy.CONSTRUCTION
+    assert cut.status == Status.TIME_LIMIT
+    assert cut.lower_bound == ring_all_to_all_optimum(r) < cut.chi
+    assert cut.chi == validate(stage, padded_all_to_all(stage)).colours_used
+    validate(stage, cut.assignment)
+    whole = solve_stage(ring, stage, SolveOptions(time_limit_s=60))
+    assert whole.status == Status.OPTIMAL
+    assert whole.chi == ring_all_to_all_optimum(r)
 
 
 def test_solve_stage_reports_the_construction_as_optimal() -> None:
