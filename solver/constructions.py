@@ -42,7 +42,7 @@ on r + 1 nodes, the extra (virtual) one between the last node and the first, its
 An arc between two real nodes either passes the virtual node (both of its links) or not, so on
 the r-node ring its two links become the one link there and disjoint arcs stay disjoint. It
 takes ((r + 1)^2 + 4) / 8 channels at most, about r / 4 above the optimum (r^2 - 1) / 8
-(r = 4093: 2,095,107 against 2,094,081, 16 steps of 64 channels in 32,721). solver.solve uses
+(r = 4093: 2,095,105 against 2,094,081, 16 steps of 64 channels above 32,721). solver.solve uses
 it only when the heuristic, which reaches the optimum on every odd r measured but one Python
 step per interval (180 s at r = 4093), runs past the stage's time limit.
 
