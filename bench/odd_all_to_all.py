@@ -6,8 +6,8 @@ times measured in the same run, each one's channels against the optimum, and pea
 
     .venv/bin/python bench/odd_all_to_all.py [N ...]     # default: 1021 2045 4093
 
-Both ways are timed without the load bound (the routing is the shortest way, unique for odd
-r) and are checked by the validator, which is not timed. Each runs in a process of its own,
+Both ways are timed without the load bound (computed first: the short way for every pair,
+unique at odd r) and are checked by the validator, which is not timed. Each runs in a process of its own,
 whose peak RSS (stage, assignment and validation included) is reported.
 """
 
@@ -23,10 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np
-
+from models.algorithms.catalog import get_algorithm
+from models.ring import Ring
 from models.stage import Stage
-from solver.bounds import Routing
+from solver.bounds import load_bound
 from solver.constructions import padded_all_to_all
 from solver.heuristic import heuristic_assignment
 from solver.validator import validate
@@ -34,31 +34,22 @@ from solver.validator import validate
 DEFAULT_NODES = (1021, 2045, 4093)
 
 
-def every_pair(r: int) -> Stage:
-    s = np.repeat(np.arange(r, dtype=np.int64), r - 1)
-    d = np.tile(np.arange(r - 1, dtype=np.int64), r)
-    d += d >= s
-    return Stage.from_demands(r, s, d)
-
-
-def shortest_routing(stage: Stage) -> Routing:
-    """Every pair the short way (unique at odd r): the routing L* gives this stage."""
-    r = stage.nodes
-    clockwise = (((stage.destinations - stage.sources) % r) <= r // 2).astype(np.int64)
-    load = np.full(r, (r * r - 1) // 8, dtype=np.int64)
-    return Routing(clockwise=clockwise, cw_load=load, ccw_load=load.copy(), value=int(load[0]))
+def osm_stage(r: int) -> Stage:
+    """OSM's one stage on a ring of r nodes: every ordered pair."""
+    algorithm = get_algorithm("allgather", "osm")
+    ring = Ring(r, 1, 64)
+    return algorithm.stages(ring, algorithm.resolve(ring, {}))[0]
 
 
 def one(method: str, r: int) -> None:
     """Run one way in this process and print (channels, seconds, peak RSS in MB) as JSON."""
-    stage = every_pair(r)
+    stage = osm_stage(r)
+    routing = load_bound(stage).routing  # the short way for every pair: unique at odd r
     start = time.perf_counter()
     if method == "heuristic":
-        assignment = heuristic_assignment(stage, shortest_routing(stage))
+        assignment = heuristic_assignment(stage, routing)
     else:
-        built = padded_all_to_all(stage)
-        assert built is not None
-        assignment = built
+        assignment = padded_all_to_all(r, 1)
     seconds = time.perf_counter() - start
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps([validate(stage, assignment).colours_used, seconds, peak_mb]))

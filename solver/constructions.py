@@ -38,7 +38,8 @@ independence rows of solver.bounds make the bound max(load, ceil(units / arcs pe
 which this meets on every TRA round we have measured.
 
 Odd r has a fallback that is fast but not optimal, `padded_all_to_all`: the even construction
-on r + 1 nodes, the extra (virtual) one between the last node and the first, its pairs dropped.
+on r + 1 nodes, the extra (virtual) one between the last node and the first, its pairs dropped
+(no colour is left empty by that: measured for odd r up to 301 and counts 1 to 4).
 An arc between two real nodes either passes the virtual node (both of its links) or not, so on
 the r-node ring its two links become the one link there and disjoint arcs stay disjoint. It
 takes ((r + 1)^2 + 4) / 8 channels at most, about r / 4 above the optimum (r^2 - 1) / 8
@@ -131,45 +132,49 @@ def all_to_all_among(stage: Stage) -> IntArray | None:
     nodes = stage.sources[:: r - 1]
     if len(nodes) != r or not (np.diff(nodes) > 0).all():
         return None
-    # Pair j is (nodes[u], nodes[v]): u = j // (r - 1), v the (j mod (r - 1))-th index but u.
-    # Checked a block at a time: at r = 4096 whole index arrays would take 0.4 GB.
+    # Pair j is (nodes[u], nodes[v]) (`pair_nodes`). Checked a block at a time: at r = 4096
+    # whole index arrays would take 0.4 GB.
     for first in range(0, count, _CHECK_BLOCK):
-        j = np.arange(first, min(count, first + _CHECK_BLOCK), dtype=np.int64)
-        u = j // (r - 1)
-        v = j - u * (r - 1)
-        v += v >= u
+        last = min(count, first + _CHECK_BLOCK)
+        u, v = pair_nodes(np.arange(first, last, dtype=np.int64), r)
         if not (
-            np.array_equal(stage.sources[first : first + len(j)], nodes[u])
-            and np.array_equal(stage.destinations[first : first + len(j)], nodes[v])
+            np.array_equal(stage.sources[first:last], nodes[u])
+            and np.array_equal(stage.destinations[first:last], nodes[v])
         ):
             return None
     return nodes
 
 
-def padded_all_to_all(stage: Stage) -> Assignment | None:
-    """The odd-r fallback of the module docstring when `stage` is an all-to-all among an odd
-    number r of nodes (3 or more), else None: `all_to_all` on r + 1 nodes, the pairs of the
-    virtual node r dropped, the other pairs' indices renumbered to the r-node stage's, and
-    the colours no kept run uses removed (a tiling of two antipodal arcs both at the virtual
-    node would leave its colour empty)."""
-    nodes = all_to_all_among(stage)
-    if nodes is None or len(nodes) % 2 == 0 or len(nodes) < 3:
-        return None
-    r = len(nodes)
-    padded = all_to_all(r + 1, int(stage.counts[0]))
-    u = padded.demand // r  # pair j of r + 1 nodes: j = u r + v - [v > u]
-    v = padded.demand - u * r
+def pair_index(u: IntArray, v: IntArray, r: int) -> IntArray:
+    """The index of the ordered pair (u, v), u != v, among all r (r - 1) pairs of r nodes in
+    (source, destination) order: u (r - 1) + v, minus one when v > u (the pair (u, u) is
+    missing). `pair_nodes` is its inverse."""
+    index: IntArray = u * (r - 1) + v - (v > u)
+    return index
+
+
+def pair_nodes(index: IntArray, r: int) -> tuple[IntArray, IntArray]:
+    """(u, v) of the ordered pairs of r nodes with these indices (`pair_index`)."""
+    u = index // (r - 1)
+    v = index - u * (r - 1)
     v += v >= u
+    return u, v
+
+
+def padded_all_to_all(r: int, count: int) -> Assignment:
+    """The odd-r fallback of the module docstring for an all-to-all among r (odd) nodes,
+    `count` units per pair (demand indices those of the stage's sorted pairs, as
+    `all_to_all`'s): `all_to_all` on r + 1 nodes, the pairs of the virtual node r dropped
+    and the others renumbered to the r-node stage's."""
+    padded = all_to_all(r + 1, count)
+    u, v = pair_nodes(padded.demand, r + 1)
     keep = (u < r) & (v < r)
-    u, v = u[keep], v[keep]
-    first, count = padded.first_colour[keep], padded.count[keep]
-    direction = padded.direction[keep]
-    del padded, keep
-    colours = int((first + count).max())
-    opened = np.bincount(first, minlength=colours + 1)
-    used = np.cumsum(opened - np.bincount(first + count, minlength=colours + 1))[:colours] > 0
-    rank = np.cumsum(used) - 1
-    return Assignment.from_runs(u * (r - 1) + v - (v > u), direction, rank[first], count)
+    return Assignment.from_runs(
+        pair_index(u[keep], v[keep], r),
+        padded.direction[keep],
+        padded.first_colour[keep],
+        padded.count[keep],
+    )
 
 
 def all_to_all(r: int, count: int) -> Assignment:
@@ -193,12 +198,10 @@ def _demands(
 ) -> tuple[IntArray, IntArray, IntArray, IntArray]:
     """Runs (demand, direction, first colour, count) of link arcs (start, length) in one
     direction. Link arc (a, l) is the demand a -> a + l clockwise, a + l -> a counter-
-    clockwise; on the r-node ring the demand from node u to node v has index u (r - 1) + v,
-    minus one when v > u (the pair (u, u) is missing)."""
+    clockwise; on the r-node ring the demand from node u to node v is `pair_index(u, v, r)`."""
     ends = (starts + length) % r
     u, v = (starts, ends) if direction == Direction.CW else (ends, starts)
-    demand = u * (r - 1) + v - (v > u)
-    return demand, np.full(len(starts), direction, dtype=np.int64), first, count
+    return pair_index(u, v, r), np.full(len(starts), direction, dtype=np.int64), first, count
 
 
 def _even_tilings(r: int, k: int) -> Iterator[tuple[IntArray, int, int, IntArray, IntArray]]:

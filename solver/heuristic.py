@@ -29,7 +29,7 @@ IntArray = npt.NDArray[np.int64]
 _NEVER = 1 << 62
 _TILING_LIMIT = 20_000  # arcs per direction for the tiling pass
 _MODULAR_LIMIT = 5_000_000  # unit lightpaths per direction for the modular pass
-_CLOCK_EVERY = 4096  # intervals swept between looks at the deadline
+_CLOCK_EVERY = 4096  # intervals swept between looks at the deadline (none before the first)
 
 
 class HeuristicTimeout(Exception):
@@ -71,8 +71,9 @@ def colour_direction(
     p_next = 0
     order = np.flatnonzero(~through)
     order = order[np.lexsort((end[order], start[order]))]
+    stop = float("inf") if stop_at is None else stop_at
     for step, i in enumerate(order):
-        if stop_at is not None and step % _CLOCK_EVERY == 0 and time.monotonic() > stop_at:
+        if step % _CLOCK_EVERY == _CLOCK_EVERY - 1 and time.monotonic() > stop:
             raise HeuristicTimeout
         left, right, need = int(start[i]), int(end[i]), int(mult[i])
         while releases and releases[0][0] <= left:

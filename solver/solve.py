@@ -49,6 +49,7 @@ NODE_LIMIT_WORK = 200_000  # colour classes x slots the first-fit node-limited s
 DEFAULT_OPTIONS = SolveOptions()
 AUTO_EXACT_SIZE_LIMIT = 300_000  # auto tries the exact model only below this (build time)
 CONFIGURATION_SHARE = 0.3  # of a stage's time limit, at most, for the configuration LP
+HEURISTIC_SHARE = 0.5  # of a stage's time limit, at least, for an odd all-to-all's heuristic
 
 
 def estimated_size(stage: Stage, colours: int) -> int:
@@ -155,19 +156,22 @@ def channels_to_prove(chi: int, lower: int, channels: int, prove_channels: bool)
     return chi > lower and (prove_channels or not steps_settled)
 
 
-def _heuristic_or_padded(stage: Stage, bound: LoadBound, stop_at: float) -> tuple[Assignment, bool]:
+def _heuristic_or_padded(
+    stage: Stage, bound: LoadBound, time_limit_s: float, started: float
+) -> tuple[Assignment, bool]:
     """The heuristic's assignment, and False; for an all-to-all among an odd number of nodes,
-    whose sweep can take minutes (solver.constructions), the heuristic only until `stop_at`,
-    then the padded construction (within about r / 4 channels of the optimum), and True."""
-    odd = all_to_all_among(stage)
-    if odd is None or len(odd) % 2 == 0:
+    whose sweep can take minutes (solver.constructions), the heuristic only until the
+    stage's time limit (but at least HEURISTIC_SHARE of it from now: the load bound may have
+    used the rest), then the padded construction (within about r / 4 channels of the
+    optimum), and True."""
+    nodes = all_to_all_among(stage)
+    if nodes is None or len(nodes) % 2 == 0:
         return heuristic_assignment(stage, bound.routing), False
+    stop_at = max(started + time_limit_s, time.monotonic() + HEURISTIC_SHARE * time_limit_s)
     try:
         return heuristic_assignment(stage, bound.routing, stop_at), False
     except HeuristicTimeout:
-        padded = padded_all_to_all(stage)
-        assert padded is not None  # an odd all-to-all of 3 or more nodes
-        return padded, True
+        return padded_all_to_all(len(nodes), int(stage.counts[0])), True
 
 
 def _solve_rwa(
@@ -181,7 +185,7 @@ def _solve_rwa(
     channels = ring.channels_per_direction
     bound = load_bound(stage, time_limit_s=max(0.5, 0.3 * time_limit_s))
     lower = bound.lower_bound
-    assignment, timed_out = _heuristic_or_padded(stage, bound, started + time_limit_s)
+    assignment, timed_out = _heuristic_or_padded(stage, bound, time_limit_s, started)
     chi = validate(stage, assignment).colours_used
     if timed_out:
         used = SolvedBy.CONSTRUCTION

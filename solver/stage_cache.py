@@ -35,7 +35,7 @@ import numpy.typing as npt
 from models.ring import ANY_DIRECTION, Direction, Ring
 from models.stage import Stage
 from solver.assignment import Assignment
-from solver.outcome import RwaResult, SolveOptions, Status
+from solver.outcome import RwaResult, SolvedBy, SolveOptions, Status
 from solver.solve import channels_to_prove, solve_stage
 from solver.validator import validate
 
@@ -222,7 +222,10 @@ class StageCache:
                 if left < options.time_limit_s:
                     given = replace(options, time_limit_s=left)
             found = solve_stage(ring, form.stage, given)
-            if given is options and not form.identity and channels_to_prove(
+            # A construction does not depend on the labels (the padded odd all-to-all, built
+            # when the heuristic ran out of time, would run out again under the caller's).
+            relabel = not form.identity and found.method != SolvedBy.CONSTRUCTION
+            if given is options and relabel and channels_to_prove(
                 found.chi, found.lower_bound, ring.channels_per_direction,
                 options.prove_channels,
             ):
