@@ -164,43 +164,55 @@ def pair_nodes(index: IntArray, r: int) -> tuple[IntArray, IntArray]:
 def padded_all_to_all(r: int, count: int) -> Assignment:
     """The odd-r fallback of the module docstring for an all-to-all among r (odd) nodes,
     `count` units per pair (demand indices those of the stage's sorted pairs, as
-    `all_to_all`'s): `all_to_all` on r + 1 nodes, the pairs of the virtual node r dropped
-    and the others renumbered to the r-node stage's."""
-    padded = all_to_all(r + 1, count)
-    u, v = pair_nodes(padded.demand, r + 1)
-    keep = (u < r) & (v < r)
-    runs = [column[keep] for column in (padded.direction, padded.first_colour, padded.count)]
-    del padded  # 0.5 GB at r = 4093, not held beside the kept runs
-    demand = pair_index(u[keep], v[keep], r)
-    del u, v, keep
-    return Assignment.from_runs(demand, *runs)
+    `all_to_all`'s): the tilings of r + 1 nodes without the arcs of the virtual node r, the
+    others renumbered to the r-node stage's pairs."""
+    return _assembled(r + 1, count, virtual_last=True)
 
 
 def all_to_all(r: int, count: int) -> Assignment:
     """The construction in the module docstring for an all-to-all among r (even) nodes,
     `count` units per pair; demand indices are those of the stage's sorted pairs, and the
     arcs between the r nodes keep their colours on a larger ring."""
+    return _assembled(r, count, virtual_last=False)
+
+
+def _assembled(r: int, count: int, virtual_last: bool) -> Assignment:
+    """The runs of `_even_tilings(r, count)` as one assignment; with `virtual_last`, of the
+    r - 1 real nodes only (`padded_all_to_all`)."""
     # Filled in place, the tilings generated twice (sized, then written): at N = 8192 the
     # runs are 67M, and holding every tiling's arrays at once took 1 GB beside the columns.
-    size = sum(len(run[0]) for run in _even_tilings(r, count))
+    size = sum(len(_demands(r, *run, virtual_last)[0]) for run in _even_tilings(r, count))
     columns = [np.empty(size, dtype=np.int64) for _ in range(4)]
     at = 0
     for run in _even_tilings(r, count):
-        for column, values in zip(columns, _demands(r, *run), strict=True):
-            column[at : at + len(values)] = values
-        at += len(run[0])
+        values = _demands(r, *run, virtual_last)
+        for column, value in zip(columns, values, strict=True):
+            column[at : at + len(value)] = value
+        at += len(values[0])
     return Assignment.from_runs(*columns)
 
 
 def _demands(
-    r: int, starts: IntArray, length: int, direction: int, first: IntArray, count: IntArray
+    r: int,
+    starts: IntArray,
+    length: int,
+    direction: int,
+    first: IntArray,
+    count: IntArray,
+    virtual_last: bool = False,
 ) -> tuple[IntArray, IntArray, IntArray, IntArray]:
     """Runs (demand, direction, first colour, count) of link arcs (start, length) in one
     direction. Link arc (a, l) is the demand a -> a + l clockwise, a + l -> a counter-
-    clockwise; on the r-node ring the demand from node u to node v is `pair_index(u, v, r)`."""
+    clockwise; on the r-node ring the demand from node u to node v is `pair_index(u, v, r)`.
+    With `virtual_last`, the arcs of node r - 1 are dropped and the others numbered as pairs
+    of the r - 1 other nodes."""
     ends = (starts + length) % r
     u, v = (starts, ends) if direction == Direction.CW else (ends, starts)
-    return pair_index(u, v, r), np.full(len(starts), direction, dtype=np.int64), first, count
+    if virtual_last:
+        keep = (u < r - 1) & (v < r - 1)
+        u, v, first, count = u[keep], v[keep], first[keep], count[keep]
+        r -= 1
+    return pair_index(u, v, r), np.full(len(u), direction, dtype=np.int64), first, count
 
 
 def _even_tilings(r: int, k: int) -> Iterator[tuple[IntArray, int, int, IntArray, IntArray]]:
