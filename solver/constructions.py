@@ -181,7 +181,10 @@ def _assembled(r: int, count: int, virtual_last: bool) -> Assignment:
     r - 1 real nodes only (`padded_all_to_all`)."""
     # Filled in place, the tilings generated twice (sized, then written): at N = 8192 the
     # runs are 67M, and holding every tiling's arrays at once took 1 GB beside the columns.
-    size = sum(len(_demands(r, *run, virtual_last)[0]) for run in _even_tilings(r, count))
+    size = sum(
+        len(_demands(r, *run, virtual_last)[0]) if virtual_last else len(run[0])
+        for run in _even_tilings(r, count)
+    )
     columns = [np.empty(size, dtype=np.int64) for _ in range(4)]
     at = 0
     for run in _even_tilings(r, count):
