@@ -7,8 +7,9 @@ times measured in the same run, each one's channels against the optimum, and pea
     .venv/bin/python bench/odd_all_to_all.py [N ...]     # default: 1021 2045 4093
 
 Both ways are timed without the load bound (computed first: the short way for every pair,
-unique at odd r) and are checked by the validator, which is not timed. Each runs in a process of its own,
-whose peak RSS (stage, assignment and validation included) is reported.
+unique at odd r) and are checked by the validator, which is not timed. Each runs in a
+process of its own, whose peak RSS (stage, load bound, assignment and validation included)
+is reported.
 """
 
 from __future__ import annotations

@@ -182,7 +182,7 @@ def _assembled(r: int, count: int, virtual_last: bool) -> Assignment:
     # Filled in place, the tilings generated twice (sized, then written): at N = 8192 the
     # runs are 67M, and holding every tiling's arrays at once took 1 GB beside the columns.
     size = sum(
-        len(_demands(r, *run, virtual_last)[0]) if virtual_last else len(run[0])
+        int(np.count_nonzero(_real(r, *run[:2]))) if virtual_last else len(run[0])
         for run in _even_tilings(r, count)
     )
     columns = [np.empty(size, dtype=np.int64) for _ in range(4)]
@@ -209,13 +209,20 @@ def _demands(
     clockwise; on the r-node ring the demand from node u to node v is `pair_index(u, v, r)`.
     With `virtual_last`, the arcs of node r - 1 are dropped and the others numbered as pairs
     of the r - 1 other nodes."""
+    if virtual_last:
+        keep = _real(r, starts, length)
+        starts, first, count = starts[keep], first[keep], count[keep]
     ends = (starts + length) % r
     u, v = (starts, ends) if direction == Direction.CW else (ends, starts)
-    if virtual_last:
-        keep = (u < r - 1) & (v < r - 1)
-        u, v, first, count = u[keep], v[keep], first[keep], count[keep]
-        r -= 1
-    return pair_index(u, v, r), np.full(len(u), direction, dtype=np.int64), first, count
+    pairs_of = r - 1 if virtual_last else r
+    return pair_index(u, v, pairs_of), np.full(len(u), direction, dtype=np.int64), first, count
+
+
+def _real(r: int, starts: IntArray, length: int) -> npt.NDArray[np.bool_]:
+    """Which link arcs (start, length) of the r-node ring avoid node r - 1 at both ends (the
+    virtual node of `padded_all_to_all`)."""
+    mask: npt.NDArray[np.bool_] = (starts < r - 1) & ((starts + length) % r < r - 1)
+    return mask
 
 
 def _even_tilings(r: int, k: int) -> Iterator[tuple[IntArray, int, int, IntArray, IntArray]]:
