@@ -167,7 +167,8 @@ def row(n: int, collective: str, size: int) -> tuple[str, float, bool | None, fl
     shape = "x".join(map(str, s_params["radices"]))
     notes = []
     if s_params.get("roots"):  # the whole ring's least tree, one per part of the vector
-        notes.append(f"{s_params['tree']}-slot trees from {s_params['roots']} roots")
+        notes.append(f"{s_params['tree']}-slot trees from {s_params['roots']} roots"
+                     + (", every other mirrored" if s_params.get("mirror") else ""))
     elif s_params.get("tree"):
         notes.append(f"{s_params['tree']}-slot tree")  # the lowest window along a least tree
     if s_params.get("direct"):

@@ -26,11 +26,16 @@ links counted one by one).
   on lightpaths of at most g / 2 hops. S + 1 slots.
 - All-reduce: the same S reduction slots, then the tree forwards (COPY of the complete sums
   from each root): 2 S slots, each chunk's sum formed at its root only (reduce-then-broadcast).
+- Mirror (`part_signs`): every other part may run the tree's mirror image (offsets and shifts
+  negated). The least tree leaves its root one way first in some slots; a mirrored half of
+  the parts moves as much each way, and their edges land on other links.
 
 Measured (bench/achievable.py, w = 64, 80 hops; docs/bench-achievable.md): the
 reduce-scatter at N = 4096 1.08x the achievable at 4 MiB (27-slot trees from 512 roots) and
-1.14x at 64 MiB (1.31x and 1.29x with the window levels), at N = 1024, 4 MiB 1.24x (1.37x);
-the all-reduce at N = 256, 4 MiB 1.63x (1.89x swept) and at N = 1024, 64 MiB 1.69x (1.70x).
+1.14x at 64 MiB (1.31x and 1.29x with the window levels), at N = 1024, 4 MiB 1.24x (1.37x)
+and 64 MiB 1.16x (10-slot trees from 341 roots, mirrored; 1.19x); the all-reduce at N = 256,
+4 MiB 1.63x (1.89x swept) and at N = 1024, 64 MiB 1.59x (the same trees; 1.69x unmirrored
+from 256 roots, 1.70x with the window levels). Why not nearer: README "Known limits".
 """
 
 from __future__ import annotations
@@ -45,8 +50,9 @@ from models.achievable import least_tree_edges
 from models.ring import Direction
 from models.stage import IntArray, Reduction, Stage, StageFlow
 
-ROOTED_GROUPS = (4, 8)  # owners per part g = N / K the search tries
-ROOTED_SLOTS = (1, 2)  # tree slots the search tries beyond the least that reach N / 2
+ROOTED_GROUPS = (3, 4, 8)  # owners per part g = N / K the search tries
+ROOTED_SLOTS = (1, 2, 3)  # tree slots the search tries beyond the least that reach N / 2
+ROOTED_MIRRORS = (0, 1)  # without and with every other part's tree mirrored
 ROOTED_PIECES = (8,)  # pieces per chunk the search tries
 # The search offers rooted shapes while N times their stage count stays within this: their
 # stages are neither translation-invariant nor built by solver.constructions, so the RWA
@@ -89,6 +95,7 @@ class RootedTrees:
     low: IntArray  # per part: its first owner
     high: IntArray  # per part: one past its last owner
     roots: IntArray  # per part: its root (the middle owner)
+    signs: IntArray  # per part: 1 runs the tree as computed, -1 its mirror image
     slots: tuple[RootedSlot, ...]  # all-gather way round
     scatter: Scatter
 
@@ -142,19 +149,28 @@ def _least_payload(
     return low
 
 
+def part_signs(parts: int, mirror: bool) -> IntArray:
+    """Per part, 1 (the tree as computed) or -1 (its mirror image: every offset and shift
+    negated); with `mirror` the odd parts are mirrored."""
+    k = np.arange(parts, dtype=np.int64)
+    return np.where(mirror & (k % 2 == 1), -1, 1).astype(np.int64)
+
+
 @lru_cache(maxsize=64)
 def _slot_pairs(
-    nodes: int, hop_limit: int, slots: int, parts: int
+    nodes: int, hop_limit: int, slots: int, parts: int, mirror: bool
 ) -> tuple[tuple[IntArray, IntArray, IntArray], ...]:
-    """Per slot, the pairs every part's translate of the slot's edges makes, merged per
-    (sender, shift): senders, shifts and the owners whose chunks they carry (times the
-    pieces a chunk, the pieces). The same for every number of pieces."""
+    """Per slot, the pairs every part's translate of the slot's edges makes (mirrored for
+    the parts `part_signs` says), merged per (sender, shift): senders, shifts and the owners
+    whose chunks they carry (times the pieces a chunk, the pieces). The same for every
+    number of pieces."""
     low, high, roots = part_bounds(nodes, parts)
     sizes = high - low
+    signs = part_signs(parts, mirror)[:, None]
     out = []
     for parents, shifts in least_tree_edges(nodes, hop_limit, slots):
-        senders = ((roots[:, None] + parents[None, :]) % nodes).reshape(-1)
-        moves = np.broadcast_to(shifts[None, :], (parts, len(shifts))).reshape(-1)
+        senders = ((roots[:, None] + signs * parents[None, :]) % nodes).reshape(-1)
+        moves = (signs * shifts[None, :]).reshape(-1)
         owners = np.broadcast_to(sizes[:, None], (parts, len(shifts))).reshape(-1)
         key = senders * (2 * nodes + 1) + (moves + nodes)
         unique, inverse = np.unique(key, return_inverse=True)
@@ -165,25 +181,28 @@ def _slot_pairs(
 
 @lru_cache(maxsize=256)
 def rooted_trees(
-    nodes: int, hop_limit: int, slots: int, parts: int, pieces: int, channels: int
+    nodes: int, hop_limit: int, slots: int, parts: int, pieces: int, channels: int,
+    mirror: bool = False,
 ) -> RootedTrees | str:
     """The rooted trees of K = `parts` parts along the ring's least tree within `slots` slots
-    (lightpaths of at most `hop_limit` hops), chunks cut into `pieces`; or why they cannot be
+    (lightpaths of at most `hop_limit` hops), chunks cut into `pieces`, every other part's
+    tree mirrored with `mirror` (`part_signs`); or why they cannot be
     built: a slot (or the scatter) cannot fit one lightpath per pair into the channels, or a
     root is farther than the hop limit from an owner of its part. Raises ValueError when
     `slots` slots cannot reach the node N / 2 away. Remembered (a search asks for each
     shape's plan again when it builds its stages and its schedule)."""
-    return _build(nodes, hop_limit, slots, parts, pieces, channels)
+    return _build(nodes, hop_limit, slots, parts, pieces, channels, mirror)
 
 
 def _build(
-    nodes: int, hop_limit: int, slots: int, parts: int, pieces: int, channels: int
+    nodes: int, hop_limit: int, slots: int, parts: int, pieces: int, channels: int,
+    mirror: bool,
 ) -> RootedTrees | str:
     low, high, roots = part_bounds(nodes, parts)
     out = []
     edges = least_tree_edges(nodes, hop_limit, slots)
     for t, ((parents, shifts), (senders, moves, owners)) in enumerate(
-        zip(edges, _slot_pairs(nodes, hop_limit, slots, parts), strict=True), start=1
+        zip(edges, _slot_pairs(nodes, hop_limit, slots, parts, mirror), strict=True), start=1
     ):
         volume = owners * pieces
         per = _least_payload(nodes, senders, moves, volume, channels)
@@ -213,7 +232,8 @@ def _build(
             "more roots"
         )
     scatter = Scatter(senders, moves, -(-volume // per), per)
-    return RootedTrees(nodes, pieces, low, high, roots, tuple(out), scatter)
+    return RootedTrees(nodes, pieces, low, high, roots, part_signs(parts, mirror), tuple(out),
+                       scatter)
 
 
 def slot_stage(nodes: int, slot: RootedSlot | Scatter, reverse: bool, label: str) -> Stage:
@@ -249,13 +269,14 @@ def broadcast_stages(plan: RootedTrees) -> list[Stage]:
 def _edge_flow(plan: RootedTrees, slot: RootedSlot, reverse: bool, reduction: Reduction,
                label: str) -> StageFlow:
     """A slot as data: for every part k and edge p -> p + d, node r_k + p sends node
-    r_k + p + d every piece of part k (`reverse`: the child sends its partial sums to the
-    parent)."""
+    r_k + p + d every piece of part k (r_k - p to r_k - p - d for a mirrored part;
+    `reverse`: the child sends its partial sums to the parent)."""
     n = plan.nodes
     senders, receivers, data = [], [], []
     for k in range(plan.parts):
-        parent = (int(plan.roots[k]) + slot.parents) % n
-        child = (parent + slot.shifts) % n
+        sign = int(plan.signs[k])
+        parent = (int(plan.roots[k]) + sign * slot.parents) % n
+        child = (parent + sign * slot.shifts) % n
         part = plan.part_data(k)
         src, dst = (child, parent) if reverse else (parent, child)
         senders.append(np.repeat(src, len(part)))

@@ -168,6 +168,7 @@ from models.closed_forms import ClosedForm, Formula
 from models.ring import Direction, Ring
 from models.rooted_trees import (
     ROOTED_GROUPS,
+    ROOTED_MIRRORS,
     ROOTED_PIECES,
     ROOTED_SLOTS,
     ROOTED_WORK_LIMIT,
@@ -1060,10 +1061,28 @@ ROOTS_PARAM = ParamSpec(
 )
 
 
+MIRROR_PARAM = ParamSpec(
+    "mirror",
+    "with roots: 1 runs every other part's tree mirrored (every edge the other way round), "
+    "so each slot's long edges load both directions alike and the parts' edges spread "
+    "over more links",
+    0,
+    None,
+    default_rule="0 (left out): every part runs the tree as computed",
+    maximum_rule="1",
+)
+
+
 def _roots(params: Params) -> int:
     roots = params.get("roots", 0)
     assert isinstance(roots, int)
     return roots
+
+
+def _mirror(params: Params) -> int:
+    mirror = params.get("mirror", 0)
+    assert isinstance(mirror, int)
+    return mirror
 
 
 def _least_tree_slots(nodes: int, hop_limit: int | None) -> int:
@@ -1075,7 +1094,9 @@ def _least_tree_slots(nodes: int, hop_limit: int | None) -> int:
 
 def _rooted_defaults(ring: Ring, given: Params, out: Params, hop_limit: int | None) -> Params:
     """A rooted shape's defaults: one piece a chunk (a part is already N / roots chunks) and
-    the least tree that reaches N / 2, unless given."""
+    the least tree that reaches N / 2, unless given; `mirror` = 0 left out (its default)."""
+    if not _mirror(out):
+        out.pop("mirror", None)
     if not _roots(out):
         return out
     if "pieces" not in given:
@@ -1093,6 +1114,8 @@ def _rooted_plan(ring: Ring, params: Params, hop_limit: int | None) -> RootedTre
     if int_param(params, "direct"):
         return "rooted trees have no direct levels: use direct = 0"
     roots, tree = _roots(params), _tree(params)
+    if _mirror(params) not in (0, 1):
+        return f"mirror is 0 or 1, got {_mirror(params)}"
     if roots > ring.nodes:
         return f"roots = {roots}: at most one part per owner, roots <= N = {ring.nodes}"
     least = _least_tree_slots(ring.nodes, hop_limit)
@@ -1100,7 +1123,15 @@ def _rooted_plan(ring: Ring, params: Params, hop_limit: int | None) -> RootedTre
         return (f"{tree} tree slots of lightpaths of at most {hop_limit} hops cannot reach the "
                 f"node {ring.nodes // 2} away; use tree >= {least}")
     return rooted_trees(ring.nodes, hop_limit or ring.nodes, tree, roots,
-                        int_param(params, "pieces"), ring.channels_per_direction)
+                        int_param(params, "pieces"), ring.channels_per_direction,
+                        bool(_mirror(params)))
+
+
+def _mirror_refusal(params: Params) -> str | None:
+    """A mirror without rooted trees (it mirrors their parts) is refused."""
+    if _mirror(params) and not _roots(params):
+        return "mirror = 1 mirrors rooted trees' parts: give roots, or leave mirror out"
+    return None
 
 
 def _rooted_refusal(ring: Ring, params: Params, hop_limit: int | None,
@@ -1122,10 +1153,11 @@ def _rooted_variants(ring: Ring, hop_limit: int | None, extra: Params,
                      phases: int) -> Iterator[Params]:
     """The rooted-tree shapes the search tries: trees of ROOTED_SLOTS more slots than the
     least that reach N / 2, parts of each of ROOTED_GROUPS owners, ROOTED_PIECES pieces a
-    chunk; those that fit (`rooted_trees`) and whose N x stages (`phases` trees of S slots)
-    stay within ROOTED_WORK_LIMIT. Measured (w = 64, 80 hops): the best had 8 owners a part
-    and S one or two above the least at N = 256, 1024, 4096, 4 and 64 MiB; 4 for the
-    all-reduce at 256, 4 MiB and 1024, 64 MiB."""
+    chunk, each without and with every other part mirrored (ROOTED_MIRRORS); those that fit
+    (`rooted_trees`) and whose N x stages (`phases` trees of S slots) stay within
+    ROOTED_WORK_LIMIT. Measured (w = 64, 80 hops): the all-reduce at N = 1024, 64 MiB
+    takes 10-slot trees from 341 roots, mirrored (3 owners a part, three slots above the
+    least: 1.294 -> 1.21 ms); the reduce-scatter 8 owners a part at N = 4096."""
     n = ring.nodes
     least = _least_tree_slots(n, hop_limit)
     parts = sorted({n // g for g in ROOTED_GROUPS if n // g >= 1}, reverse=True)
@@ -1134,10 +1166,13 @@ def _rooted_variants(ring: Ring, hop_limit: int | None, extra: Params,
             break
         for roots in parts:
             for pieces in ROOTED_PIECES:
-                params: Params = {"radices": (n,), "direct": 0, "tree": tree, "roots": roots,
-                                  "pieces": pieces, **extra}
-                if not isinstance(_rooted_plan(ring, params, hop_limit), str):
-                    yield params
+                for mirror in ROOTED_MIRRORS if roots > 1 else (0,):
+                    params: Params = {"radices": (n,), "direct": 0, "tree": tree,
+                                      "roots": roots, "pieces": pieces, **extra}
+                    if mirror:
+                        params["mirror"] = 1
+                    if not isinstance(_rooted_plan(ring, params, hop_limit), str):
+                        yield params
 
 
 # The all-reduce's search tries twice the default pieces (an even pipeline top's halves,
@@ -1541,6 +1576,7 @@ class SynthAllReduce(_Windowed):
             maximum_rule="k_L",
         ),
         ROOTS_PARAM,
+        MIRROR_PARAM,
     )
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
@@ -1558,7 +1594,7 @@ class SynthAllReduce(_Windowed):
                 return "rooted trees reduce and broadcast: use sweep = 0, no holders or centres"
             return _Synthesized.refusal(self, ring, params) or _rooted_refusal(
                 ring, params, self.hop_limit, self._node_limit())
-        reason = super().refusal(ring, params)
+        reason = super().refusal(ring, params) or _mirror_refusal(params)
         if reason is None and int_param(params, "sweep") not in (0, 1):
             return f"sweep is 0 or 1, got {int_param(params, 'sweep')}"
         if reason is None:
@@ -1916,7 +1952,7 @@ class SynthReduceScatter(_Windowed):
     collective: ClassVar[Collective] = Collective.REDUCESCATTER
     name: ClassVar[str] = "synth"
     padded: ClassVar[bool] = False  # chunk i ends at node i: N chunks, no virtual positions
-    params: ClassVar[tuple[ParamSpec, ...]] = (*_Windowed.params, ROOTS_PARAM)
+    params: ClassVar[tuple[ParamSpec, ...]] = (*_Windowed.params, ROOTS_PARAM, MIRROR_PARAM)
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
         return _rooted_defaults(ring, given, super().fill_defaults(ring, given), self.hop_limit)
@@ -1925,7 +1961,7 @@ class SynthReduceScatter(_Windowed):
         if _roots(params):
             return _Synthesized.refusal(self, ring, params) or _rooted_refusal(
                 ring, params, self.hop_limit, self._node_limit())
-        return super().refusal(ring, params)
+        return super().refusal(ring, params) or _mirror_refusal(params)
 
     def shape_candidates(self, ring: Ring) -> Iterator[Params]:
         """The window shapes, then the rooted trees (`_rooted_variants`; not under a

@@ -11,7 +11,7 @@ from models.achievable import tree_hops
 from models.dataflow import simulate
 from models.errors import AlgorithmRefusedError
 from models.ring import Direction, Ring
-from models.rooted_trees import part_bounds, rooted_trees
+from models.rooted_trees import part_bounds, reduce_flows, rooted_trees
 from models.stage import Stage
 from models.synthesis import (
     NodeLimitedSynthReduceScatter,
@@ -77,11 +77,14 @@ def test_every_rooted_shape_delivers_on_small_rings(
 
 
 @pytest.mark.parametrize("family", FAMILIES)
-@pytest.mark.parametrize(("nodes", "tree", "roots"), [(1024, 8, 128), (1000, 9, 125),
-                                                      (1000, 8, 250)])
-def test_paper_scale_rooted_trees_deliver(family: type, nodes: int, tree: int, roots: int) -> None:
+@pytest.mark.parametrize(("nodes", "tree", "roots", "mirror"),
+                         [(1024, 8, 128, 0), (1000, 9, 125, 0), (1000, 8, 250, 0),
+                          (1024, 10, 341, 1), (1000, 9, 333, 1)])
+def test_paper_scale_rooted_trees_deliver(
+    family: type, nodes: int, tree: int, roots: int, mirror: int
+) -> None:
     check(family(hop_limit=80), Ring(nodes, 1, 64),
-          {"radices": (nodes,), "tree": tree, "roots": roots, "pieces": 1})
+          {"radices": (nodes,), "tree": tree, "roots": roots, "pieces": 1, "mirror": mirror})
 
 
 def test_the_searchs_rooted_reduce_scatter_delivers_at_4096() -> None:
@@ -92,23 +95,33 @@ def test_the_searchs_rooted_reduce_scatter_delivers_at_4096() -> None:
           {"radices": (4096,), "tree": 27, "roots": 512, "pieces": 1})
 
 
+@pytest.mark.parametrize("mirror", [False, True])
 @pytest.mark.parametrize(("nodes", "hop_limit", "slots", "parts"),
                          [(12, 3, 2, 3), (30, 4, 5, 5), (64, 80, 2, 8), (63, 5, 7, 9)])
 def test_every_part_reduces_along_the_least_tree(
-    nodes: int, hop_limit: int, slots: int, parts: int
+    nodes: int, hop_limit: int, slots: int, parts: int, mirror: bool
 ) -> None:
     """Each part's reduction moves (one per non-root node) cross F(N, S) hops in all, and
-    reach its root from every node: the least tree within S slots, translated to the root."""
-    plan = rooted_trees(nodes, hop_limit, slots, parts, 1, 64)
+    reach its root from every node: the least tree within S slots, translated to the root
+    (with `mirror`, every other part's the mirror image: the part's moves read from the
+    data flow, so a wrongly mirrored edge leaves a node unreached or a chain broken)."""
+    plan = rooted_trees(nodes, hop_limit, slots, parts, 1, 64, mirror)
     assert not isinstance(plan, str)
     low, high, roots = part_bounds(nodes, parts)
     assert ((low <= roots) & (roots < high)).all()
+    assert plan.signs.tolist() == [-1 if mirror and k % 2 else 1 for k in range(parts)]
     least = int(tree_hops(nodes, hop_limit).upto(slots)[slots])
-    for root in plan.roots.tolist():
+    flows = list(reduce_flows(plan, scatter=False))
+    for k, root in enumerate(plan.roots.tolist()):
+        part = set(plan.part_data(k).tolist())
         parent = {}
-        for slot in plan.slots:
-            for p, d in zip(slot.parents.tolist(), slot.shifts.tolist(), strict=True):
-                parent[(root + p + d) % nodes] = ((root + p) % nodes, abs(d))
+        for flow in flows:
+            for s, r, x in zip(flow.senders.tolist(), flow.receivers.tolist(),
+                               flow.data.tolist(), strict=True):
+                if x == min(part):  # the part's first piece: one move per child
+                    ring_hops = min((s - r) % nodes, (r - s) % nodes)
+                    assert s not in parent
+                    parent[s] = (r, ring_hops)
         assert len(parent) == nodes - 1 and root not in parent
         assert sum(h for _, h in parent.values()) == least
         assert max(h for _, h in parent.values()) <= hop_limit
@@ -147,6 +160,29 @@ def test_each_slot_carries_the_least_pieces_that_fit(
         assert busiest_link(fewer) > channels
 
 
+@pytest.mark.parametrize(("nodes", "hop_limit", "slots", "parts"),
+                         [(64, 8, 5, 16), (100, 12, 6, 50), (1024, 80, 10, 342)])
+def test_mirrored_parts_move_as_much_data_each_way(
+    nodes: int, hop_limit: int, slots: int, parts: int
+) -> None:
+    """With an even number of parts, half mirrored, every slot moves exactly as many
+    piece-hops CW as CCW (each part's tree and its mirror image swap the directions); the
+    tree unmirrored does not (its chains out of the root go one way first)."""
+    def per_way(mirror: bool) -> list[tuple[int, int]]:
+        plan = rooted_trees(nodes, hop_limit, slots, parts, 1, 64, mirror)
+        assert not isinstance(plan, str)
+        out = []
+        for flow in reduce_flows(plan, scatter=False):
+            cw = (flow.receivers - flow.senders) % nodes
+            ccw = (flow.senders - flow.receivers) % nodes
+            # the tree's edges are within the hop limit, shorter than half the ring
+            out.append((int(cw[cw <= hop_limit].sum()), int(ccw[ccw <= hop_limit].sum())))
+        return out
+
+    assert all(a == b for a, b in per_way(True))
+    assert any(a != b for a, b in per_way(False))
+
+
 def test_the_reduce_scatter_ends_with_one_scatter_slot_and_the_all_reduce_broadcasts() -> None:
     ring = Ring(64, 1, 16)
     shape = {"radices": (64,), "tree": 3, "roots": 8, "pieces": 2}
@@ -168,6 +204,8 @@ def test_the_reduce_scatter_ends_with_one_scatter_slot_and_the_all_reduce_broadc
         ({"radices": (64,), "tree": 2, "roots": 65}, "roots <= N = 64"),
         ({"radices": (64,), "tree": 2, "roots": 1}, "more roots"),
         ({"radices": (64,), "tree": 1, "roots": 16}, "use tree >= 2"),
+        ({"radices": (64,), "tree": 2, "roots": 8, "mirror": 2}, "mirror is 0 or 1"),
+        ({"radices": (8, 8), "mirror": 1}, "give roots"),
     ],
 )
 def test_rooted_shapes_that_cannot_be_built_are_refused(shape: dict, says: str) -> None:
