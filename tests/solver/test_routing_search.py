@@ -101,7 +101,9 @@ def test_optree_ragged_stages_at_n_1000_reach_the_lp_bound() -> None:
     stages = algorithm.stages(ring, algorithm.resolve(ring, algorithm.paper_shape(ring)))
     for index in (3, 4):
         stage = stages[index]
-        lp, _ = _lp_solution(stage, rotation_period(stage))
+        solved = _lp_solution(stage, rotation_period(stage))
+        assert solved is not None
+        lp = solved[0]
         result = load_bound(stage, time_limit_s=3.0)
         assert result.lower_bound == math.ceil(lp - 1e-6)
         cw, ccw = brute_loads(stage, result.routing.clockwise)
