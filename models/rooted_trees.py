@@ -27,8 +27,9 @@ links counted one by one).
 - All-reduce: the same S reduction slots, then the tree forwards (COPY of the complete sums
   from each root): 2 S slots, each chunk's sum formed at its root only (reduce-then-broadcast).
 - Mirror (`part_signs`): every other part may run the tree's mirror image (offsets and shifts
-  negated). The least tree leaves its root one way first in some slots; a mirrored half of
-  the parts moves as much each way, and their edges land on other links.
+  negated). The least tree is not symmetric in every slot (N = 1024, 9 slots: slot 4 has
+  edges of 164 hops CCW, 110 CW); a mirrored half of the parts moves as much each way, and
+  their edges land on other links.
 
 Measured (bench/achievable.py, w = 64, 80 hops; docs/bench-achievable.md): the
 reduce-scatter at N = 4096 1.08x the achievable at 4 MiB (27-slot trees from 512 roots) and

@@ -167,7 +167,7 @@ def test_mirrored_parts_move_as_much_data_each_way(
 ) -> None:
     """With an even number of parts, half mirrored, every slot moves exactly as many
     piece-hops CW as CCW (each part's tree and its mirror image swap the directions); the
-    tree unmirrored does not (its chains out of the root go one way first)."""
+    tree unmirrored does not (some of its slots have more hops one way)."""
     def per_way(mirror: bool) -> list[tuple[int, int]]:
         plan = rooted_trees(nodes, hop_limit, slots, parts, 1, 64, mirror)
         assert not isinstance(plan, str)
