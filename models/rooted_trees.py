@@ -137,10 +137,15 @@ def _least_payload(
     """The least pieces per lightpath p with every link carrying at most `channels`
     lightpaths when each pair sends ceil(volume / p); None when one lightpath per pair is
     already too many."""
-    high = int(volume.max(initial=1))
+    most = int(volume.max(initial=1))
     if _link_loads(nodes, senders, moves, np.ones_like(volume)) > channels:
         return None
-    low = 1
+    # p lightpaths' worth of pieces cross the busiest link at most channels times: p is at
+    # least its pieces / channels; double from there until it fits, then bisect
+    low = max(1, -(-_link_loads(nodes, senders, moves, volume) // channels))
+    high = min(low, most)
+    while high < most and _link_loads(nodes, senders, moves, -(-volume // high)) > channels:
+        low, high = high + 1, min(2 * high, most)
     while low < high:  # the load falls as p grows: bisect for the least that fits
         mid = (low + high) // 2
         if _link_loads(nodes, senders, moves, -(-volume // mid)) <= channels:
@@ -173,10 +178,13 @@ def _slot_pairs(
         senders = ((roots[:, None] + signs * parents[None, :]) % nodes).reshape(-1)
         moves = (signs * shifts[None, :]).reshape(-1)
         owners = np.broadcast_to(sizes[:, None], (parts, len(shifts))).reshape(-1)
-        key = senders * (2 * nodes + 1) + (moves + nodes)
-        unique, inverse = np.unique(key, return_inverse=True)
-        merged = np.bincount(inverse, owners).astype(np.int64)
-        out.append((unique // (2 * nodes + 1), unique % (2 * nodes + 1) - nodes, merged))
+        # merge per (sender, shift): a slot has few distinct shifts, so count over
+        # sender x shift index (no sort of the K x edges pairs: 0.35 of 0.69 s at N = 4096)
+        distinct = np.unique(np.concatenate([shifts, -shifts]))
+        key = senders * len(distinct) + np.searchsorted(distinct, moves)
+        merged = np.bincount(key, owners, minlength=nodes * len(distinct)).astype(np.int64)
+        pairs = np.flatnonzero(merged)  # every part has at least one owner
+        out.append((pairs // len(distinct), distinct[pairs % len(distinct)], merged[pairs]))
     return tuple(out)
 
 

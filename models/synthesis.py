@@ -1094,8 +1094,9 @@ def _least_tree_slots(nodes: int, hop_limit: int | None) -> int:
 
 def _rooted_defaults(ring: Ring, given: Params, out: Params, hop_limit: int | None) -> Params:
     """A rooted shape's defaults: one piece a chunk (a part is already N / roots chunks) and
-    the least tree that reaches N / 2, unless given; `mirror` = 0 left out (its default)."""
-    if not _mirror(out):
+    the least tree that reaches N / 2, unless given; `mirror` = 0 left out (its default), and
+    so is `mirror` = 1 with one part (nothing to mirror it against)."""
+    if not _mirror(out) or _roots(out) == 1:
         out.pop("mirror", None)
     if not _roots(out):
         return out
@@ -1129,6 +1130,8 @@ def _rooted_plan(ring: Ring, params: Params, hop_limit: int | None) -> RootedTre
 
 def _mirror_refusal(params: Params) -> str | None:
     """A mirror without rooted trees (it mirrors their parts) is refused."""
+    if _mirror(params) not in (0, 1):
+        return f"mirror is 0 or 1, got {_mirror(params)}"
     if _mirror(params) and not _roots(params):
         return "mirror = 1 mirrors rooted trees' parts: give roots, or leave mirror out"
     return None

@@ -206,11 +206,26 @@ def test_the_reduce_scatter_ends_with_one_scatter_slot_and_the_all_reduce_broadc
         ({"radices": (64,), "tree": 1, "roots": 16}, "use tree >= 2"),
         ({"radices": (64,), "tree": 2, "roots": 8, "mirror": 2}, "mirror is 0 or 1"),
         ({"radices": (8, 8), "mirror": 1}, "give roots"),
+        ({"radices": (8, 8), "mirror": 2}, "mirror is 0 or 1"),
     ],
 )
 def test_rooted_shapes_that_cannot_be_built_are_refused(shape: dict, says: str) -> None:
     with pytest.raises(AlgorithmRefusedError, match=says):
         SynthReduceScatter(hop_limit=20).resolve(Ring(64, 1, 16), shape)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_mirror_that_changes_nothing_is_left_out_of_the_shape(family: type) -> None:
+    """mirror = 0, or mirror = 1 with one part, is the unmirrored shape: one shape, one
+    set of parameters."""
+    ring = Ring(12, 1, 64)
+    algorithm = family(hop_limit=None)
+    plain = algorithm.resolve(ring, {"radices": (12,), "roots": 1})
+    for mirror, roots in ((0, 1), (1, 1)):
+        assert algorithm.resolve(ring, {"radices": (12,), "roots": roots,
+                                        "mirror": mirror}) == plain
+    assert "mirror" not in algorithm.resolve(ring, {"radices": (12,), "roots": 3, "mirror": 0})
+    assert algorithm.resolve(ring, {"radices": (12,), "roots": 3, "mirror": 1})["mirror"] == 1
 
 
 def test_rooted_trees_are_neither_searched_nor_accepted_under_a_node_limit() -> None:

@@ -131,3 +131,33 @@ def test_pinned_directions_are_kept_on_the_endpoints_ring() -> None:
     cw = found.routing.clockwise
     assert (cw[pinned.sources == 0] == pinned.counts[pinned.sources == 0]).all()
     assert found.lower_bound <= busiest(pinned, cw) == found.routing.value
+
+
+def test_a_routing_met_on_the_endpoints_ring_is_shortened() -> None:
+    """6 of 7 nodes all-to-all: the endpoints' ring's arcs meet the bound (5) with 64
+    link-hops; the routing returned uses as few as any routing at that load, which CP-SAT
+    finds here (one 0/1 direction per demand, a model of its own)."""
+    from ortools.sat.python import cp_model
+
+    n = 7
+    stage = among(n, list(range(6)))
+    found = load_bound(stage, time_limit_s=10.0)
+    assert found.exact and found.lower_bound == 5
+
+    model = cp_model.CpModel()
+    cw = [model.NewBoolVar(f"cw{i}") for i in range(stage.demand_count)]
+    cw_hops = (stage.destinations - stage.sources) % n
+    load: dict[tuple[int, int], list] = {}
+    for i, (s, h) in enumerate(zip(stage.sources.tolist(), cw_hops.tolist(), strict=True)):
+        for step in range(h):  # CW links s .. s + h - 1
+            load.setdefault((0, (s + step) % n), []).append(cw[i])
+        for step in range(n - h):  # CCW links s - 1 down to the destination
+            load.setdefault((1, (s - 1 - step) % n), []).append(cw[i].Not())
+    for users in load.values():
+        model.Add(sum(users) <= found.lower_bound)
+    model.Minimize(sum(h * x + (n - h) * x.Not()
+                       for h, x in zip(cw_hops.tolist(), cw, strict=True)))
+    solver = cp_model.CpSolver()
+    assert solver.Solve(model) == cp_model.OPTIMAL
+    used = int(np.where(found.routing.clockwise == 1, cw_hops, n - cw_hops).sum())
+    assert used == solver.ObjectiveValue()
