@@ -1115,8 +1115,6 @@ def _rooted_plan(ring: Ring, params: Params, hop_limit: int | None) -> RootedTre
     if int_param(params, "direct"):
         return "rooted trees have no direct levels: use direct = 0"
     roots, tree = _roots(params), _tree(params)
-    if _mirror(params) not in (0, 1):
-        return f"mirror is 0 or 1, got {_mirror(params)}"
     if roots > ring.nodes:
         return f"roots = {roots}: at most one part per owner, roots <= N = {ring.nodes}"
     least = _least_tree_slots(ring.nodes, hop_limit)
@@ -1129,7 +1127,7 @@ def _rooted_plan(ring: Ring, params: Params, hop_limit: int | None) -> RootedTre
 
 
 def _mirror_refusal(params: Params) -> str | None:
-    """A mirror without rooted trees (it mirrors their parts) is refused."""
+    """`mirror` is 0 or 1, and 1 only with rooted trees (it mirrors their parts)."""
     if _mirror(params) not in (0, 1):
         return f"mirror is 0 or 1, got {_mirror(params)}"
     if _mirror(params) and not _roots(params):
@@ -1592,12 +1590,15 @@ class SynthAllReduce(_Windowed):
         return out
 
     def refusal(self, ring: Ring, params: Params) -> str | None:
+        mirrored = _mirror_refusal(params)
+        if mirrored is not None:
+            return mirrored
         if _roots(params):
             if int_param(params, "sweep") or centred(params) or holding(params):
                 return "rooted trees reduce and broadcast: use sweep = 0, no holders or centres"
             return _Synthesized.refusal(self, ring, params) or _rooted_refusal(
                 ring, params, self.hop_limit, self._node_limit())
-        reason = super().refusal(ring, params) or _mirror_refusal(params)
+        reason = super().refusal(ring, params)
         if reason is None and int_param(params, "sweep") not in (0, 1):
             return f"sweep is 0 or 1, got {int_param(params, 'sweep')}"
         if reason is None:
@@ -1961,10 +1962,13 @@ class SynthReduceScatter(_Windowed):
         return _rooted_defaults(ring, given, super().fill_defaults(ring, given), self.hop_limit)
 
     def refusal(self, ring: Ring, params: Params) -> str | None:
+        mirrored = _mirror_refusal(params)
+        if mirrored is not None:
+            return mirrored
         if _roots(params):
             return _Synthesized.refusal(self, ring, params) or _rooted_refusal(
                 ring, params, self.hop_limit, self._node_limit())
-        return super().refusal(ring, params) or _mirror_refusal(params)
+        return super().refusal(ring, params)
 
     def shape_candidates(self, ring: Ring) -> Iterator[Params]:
         """The window shapes, then the rooted trees (`_rooted_variants`; not under a

@@ -338,14 +338,19 @@ def _routing_from(stage: Stage, x: FloatArray) -> Routing:
     return Routing(clockwise, cw, ccw, value)
 
 
-def _shortest_routing(stage: Stage) -> Routing:
-    n = stage.nodes
-    cw_len = (stage.destinations - stage.sources) % n
-    x = np.where(cw_len <= n - cw_len, stage.counts, 0)
+def _pinned_routing(stage: Stage, x: IntArray) -> Routing:
+    """The routing with CW units `x` per demand, its pinned demands (`stage.allowed`) all
+    CW or all CCW whatever `x` says."""
     x = np.where(
         stage.allowed == Direction.CW, stage.counts, np.where(stage.allowed == Direction.CCW, 0, x)
     )
     return _routing_from(stage, x.astype(np.float64))
+
+
+def _shortest_routing(stage: Stage) -> Routing:
+    n = stage.nodes
+    cw_len = (stage.destinations - stage.sources) % n
+    return _pinned_routing(stage, np.where(cw_len <= n - cw_len, stage.counts, 0))
 
 
 def _endpoint_ring_routing(stage: Stage) -> Routing | None:
@@ -365,11 +370,9 @@ def _endpoint_ring_routing(stage: Stage) -> Routing | None:
     index = np.cumsum(present) - 1  # each endpoint's place on the endpoints' ring
     steps = (index[stage.destinations] - index[stage.sources]) % r
     split = (stage.counts + index[stage.sources] % 2) // 2
-    x = np.where(2 * steps < r, stage.counts, np.where(2 * steps > r, 0, split))
-    x = np.where(
-        stage.allowed == Direction.CW, stage.counts, np.where(stage.allowed == Direction.CCW, 0, x)
+    return _pinned_routing(
+        stage, np.where(2 * steps < r, stage.counts, np.where(2 * steps > r, 0, split))
     )
-    return _routing_from(stage, x.astype(np.float64))
 
 
 def _solve_period(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
+
 from models.ring import Direction
 from models.stage import Stage
 
@@ -69,3 +71,11 @@ def ring_all_to_all_optimum(n: int) -> int:
     if n % 4 == 2:
         return (n * n + 4) // 8
     return (n * n - 1) // 8
+
+
+def among(n: int, nodes: list[int], count: int = 1) -> Stage:
+    """Every ordered pair of `nodes` on a ring of n, `count` lightpaths each: an all-to-all
+    among some of the ring's nodes."""
+    s, d = np.repeat(nodes, len(nodes)), np.tile(nodes, len(nodes))
+    keep = s != d
+    return Stage.from_demands(n, s[keep], d[keep], np.full(int(keep.sum()), count))

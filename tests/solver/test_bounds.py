@@ -18,14 +18,7 @@ from solver.bounds import hop_bound, load_bound
 from solver.outcome import Method, SolveOptions, Status
 from solver.solve import solve_stage
 from solver.validator import validate
-from tests.solver.helpers import ring_all_to_all_optimum
-
-
-def among(n: int, nodes: list[int]) -> Stage:
-    """Every ordered pair of `nodes` (one lightpath each) on a ring of n."""
-    s, d = np.repeat(nodes, len(nodes)), np.tile(nodes, len(nodes))
-    keep = s != d
-    return Stage.from_demands(n, s[keep], d[keep], np.ones(int(keep.sum()), dtype=np.int64))
+from tests.solver.helpers import among, ring_all_to_all_optimum
 
 
 def busiest(stage: Stage, clockwise: np.ndarray) -> int:

@@ -24,7 +24,7 @@ from solver.outcome import Method, SolvedBy, SolveOptions, Status
 from solver.solve import solve_stage
 from solver.stage_cache import StageCache
 from solver.validator import validate
-from tests.solver.helpers import ring_all_to_all_optimum
+from tests.solver.helpers import among, ring_all_to_all_optimum
 from tests.solver.test_solve import exact_value
 
 
@@ -93,12 +93,6 @@ def test_other_stages_are_not_mistaken_for_an_all_to_all() -> None:
         assert construct(stage, 1) is None
     one_way = Stage.from_demands(8, [0, 0, 3], [3, 5, 5])  # 3 demands: no r with r(r-1) = 3
     assert all_to_all_among(one_way) is None
-
-
-def among(n: int, nodes: list[int], count: int = 1) -> Stage:
-    s, d = np.repeat(nodes, len(nodes)), np.tile(nodes, len(nodes))
-    keep = s != d
-    return Stage.from_demands(n, s[keep], d[keep], np.full(int(keep.sum()), count))
 
 
 def test_uneven_nodes_against_cpsat() -> None:
