@@ -186,18 +186,19 @@ class TreeHops:
 
 
 def _slot_rows(
-    before: Any, reach: int, nodes: int, weight: float | None = None
+    before: Any, reach: int, nodes: int, weight: float | None = None, scale: float = 1.0
 ) -> tuple[Any, Any, Any]:
     """One slot of the recursion, from F_{t-1} (`before`, gaps of 0..N links): L_t (`chain`:
     a chain from a gap end to its last node p, with the subgaps between its nodes filled in
     t - 1 slots), the least pair of chains from both ends per total p + p' (`ends`) and F_t.
-    A node added at distance p costs p; with `weight` w it costs w (p - 1) instead (the
-    weighted excess of `GossipTrees`)."""
+    A node added at distance p costs `scale` p (1 p for Fact 3c; `least_tree`'s weighted
+    trees); with `weight` w it costs w (p - 1) instead (the weighted excess of
+    `GossipTrees`)."""
     chain = np.full(reach + 1, np.inf)
     chain[0] = 0.0
-    cost = np.arange(reach + 1, dtype=np.float64)
+    cost = scale * np.arange(reach + 1, dtype=np.float64)
     if weight is not None:
-        cost = weight * (cost - 1)
+        cost = weight * (np.arange(reach + 1, dtype=np.float64) - 1)
     for p in range(1, reach + 1):
         # the previous node of the chain at q < p leaves the subgap p - q to t - 1 slots
         chain[p] = cost[p] + np.min(chain[:p] + before[p:0:-1])
@@ -232,18 +233,30 @@ class LeastTree:
         return int(np.minimum(cw, self.nodes - cw).sum())
 
 
-def least_tree(nodes: int, hop_limit: int, slots: int) -> LeastTree:
+def least_tree(
+    nodes: int, hop_limit: int, slots: int, scales: tuple[float, ...] | None = None
+) -> LeastTree:
     """A tree of Fact 3c's least cost F(N, S), rebuilt from the recursion's rows: each gap's
     best pair of chains (nodes charged to its left and right end) and the subgaps they leave.
-    It shows F is reached, and it is the building block of schedules made of shifted copies of
-    one tree (not yet a catalog algorithm: the session notes of issue 23 estimate them).
-    Raises ValueError when S slots of lightpaths of at most H hops cannot reach every node."""
+    It shows F is reached, and it is the tree the rooted trees (`models.rooted_trees`) and the
+    synthesized tree levels translate.
+
+    With `scales` (one positive number per slot 1..S) the tree is the least of
+    sum_v scales[t(v) - 1] dist(v, U_{t(v)-1}) instead: the same recursion with a node
+    added in slot t costing its distance times the slot's scale, so a slot scaled up carries
+    fewer hops and the others more, at some cost in total hops (README "Known limits": such
+    trees packed as rooted trees, `bench/rooted_packing.py`). Raises ValueError when S slots
+    of lightpaths of at most H hops cannot reach every node, or the scales are not S positive
+    numbers."""
+    if scales is not None and (len(scales) != slots or min(scales, default=1.0) <= 0):
+        raise ValueError(f"scales must be {slots} positive numbers, one per slot; got {scales}")
     reach = max(1, min(hop_limit, nodes // 2))
     rows = [np.full(nodes + 1, np.inf)]
     rows[0][:2] = 0.0
     chains, pairs = [np.zeros(0)], [np.zeros(0)]
-    for _ in range(slots):
-        chain, ends, gap = _slot_rows(rows[-1], reach, nodes)
+    for left in range(1, slots + 1):  # rows[t]: gaps filled in the last t slots
+        scale = 1.0 if scales is None else float(scales[slots - left])
+        chain, ends, gap = _slot_rows(rows[-1], reach, nodes, scale=scale)
         chains.append(chain)
         pairs.append(ends)
         rows.append(gap)
@@ -287,11 +300,13 @@ def least_tree(nodes: int, hop_limit: int, slots: int) -> LeastTree:
 
 
 @lru_cache(maxsize=64)
-def least_tree_edges(nodes: int, hop_limit: int, slots: int) -> tuple[tuple[Any, Any], ...]:
-    """Per slot, the edges of `least_tree(nodes, hop_limit, slots)` first reached in it: the
-    parents' offsets from the root and the signed shifts to the children (> 0 CW, each at
-    most N / 2 either way). What the synthesized tree levels and rooted trees run."""
-    base = least_tree(nodes, hop_limit, slots)
+def least_tree_edges(
+    nodes: int, hop_limit: int, slots: int, scales: tuple[float, ...] | None = None
+) -> tuple[tuple[Any, Any], ...]:
+    """Per slot, the edges of `least_tree(nodes, hop_limit, slots, scales)` first reached in
+    it: the parents' offsets from the root and the signed shifts to the children (> 0 CW,
+    each at most N / 2 either way). What the synthesized tree levels and rooted trees run."""
+    base = least_tree(nodes, hop_limit, slots, scales)
     child = np.arange(1, nodes, dtype=np.int64)
     shift = (child - base.parent[1:]) % nodes
     shift = np.where(shift > nodes // 2, shift - nodes, shift)

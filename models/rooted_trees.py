@@ -162,30 +162,51 @@ def part_signs(parts: int, mirror: bool) -> IntArray:
     return np.where(mirror & (k % 2 == 1), -1, 1).astype(np.int64)
 
 
+def merged_pairs(
+    nodes: int, parents: IntArray, shifts: IntArray, parts: int, mirror: bool
+) -> tuple[IntArray, IntArray, IntArray]:
+    """The pairs every part's translate of one slot's edges (offsets `parents` from the
+    root, signed `shifts`) makes, mirrored for the parts `part_signs` says, merged per
+    (sender, shift): senders, shifts and the owners whose chunks they carry (times the
+    pieces a chunk, the pieces)."""
+    low, high, roots = part_bounds(nodes, parts)
+    sizes = high - low
+    signs = part_signs(parts, mirror)[:, None]
+    senders = ((roots[:, None] + signs * parents[None, :]) % nodes).reshape(-1)
+    moves = (signs * shifts[None, :]).reshape(-1)
+    owners = np.broadcast_to(sizes[:, None], (parts, len(shifts))).reshape(-1)
+    # merge per (sender, shift): a slot has few distinct shifts, so count over
+    # sender x shift index (no sort of the K x edges pairs: 0.35 of 0.69 s at N = 4096)
+    distinct = np.unique(np.concatenate([shifts, -shifts]))
+    key = senders * len(distinct) + np.searchsorted(distinct, moves)
+    merged = np.bincount(key, owners, minlength=nodes * len(distinct)).astype(np.int64)
+    pairs = np.flatnonzero(merged)  # every part has at least one owner
+    return pairs // len(distinct), distinct[pairs % len(distinct)], merged[pairs]
+
+
+def slot_payload(
+    nodes: int, parents: IntArray, shifts: IntArray, parts: int, pieces: int, channels: int,
+    mirror: bool,
+) -> tuple[int | None, float]:
+    """One slot of rooted trees along any tree's edges (`merged_pairs`): the least pieces
+    per lightpath at which every link fits `channels` (None when one lightpath a pair is
+    already too many; what `rooted_trees` builds) and the busiest link's pieces over the
+    channels (the same with pieces per lightpath left fractional: a floor no rounding
+    reaches). Used to measure trees other than the least (`bench/rooted_packing.py`)."""
+    senders, moves, owners = merged_pairs(nodes, parents, shifts, parts, mirror)
+    volume = owners * pieces
+    busiest = _link_loads(nodes, senders, moves, volume) / channels
+    return _least_payload(nodes, senders, moves, volume, channels), busiest
+
+
 @lru_cache(maxsize=64)
 def _slot_pairs(
     nodes: int, hop_limit: int, slots: int, parts: int, mirror: bool
 ) -> tuple[tuple[IntArray, IntArray, IntArray], ...]:
-    """Per slot, the pairs every part's translate of the slot's edges makes (mirrored for
-    the parts `part_signs` says), merged per (sender, shift): senders, shifts and the owners
-    whose chunks they carry (times the pieces a chunk, the pieces). The same for every
-    number of pieces."""
-    low, high, roots = part_bounds(nodes, parts)
-    sizes = high - low
-    signs = part_signs(parts, mirror)[:, None]
-    out = []
-    for parents, shifts in least_tree_edges(nodes, hop_limit, slots):
-        senders = ((roots[:, None] + signs * parents[None, :]) % nodes).reshape(-1)
-        moves = (signs * shifts[None, :]).reshape(-1)
-        owners = np.broadcast_to(sizes[:, None], (parts, len(shifts))).reshape(-1)
-        # merge per (sender, shift): a slot has few distinct shifts, so count over
-        # sender x shift index (no sort of the K x edges pairs: 0.35 of 0.69 s at N = 4096)
-        distinct = np.unique(np.concatenate([shifts, -shifts]))
-        key = senders * len(distinct) + np.searchsorted(distinct, moves)
-        merged = np.bincount(key, owners, minlength=nodes * len(distinct)).astype(np.int64)
-        pairs = np.flatnonzero(merged)  # every part has at least one owner
-        out.append((pairs // len(distinct), distinct[pairs % len(distinct)], merged[pairs]))
-    return tuple(out)
+    """Per slot of the least tree, its `merged_pairs`. The same for every number of
+    pieces."""
+    return tuple(merged_pairs(nodes, parents, shifts, parts, mirror)
+                 for parents, shifts in least_tree_edges(nodes, hop_limit, slots))
 
 
 @lru_cache(maxsize=256)

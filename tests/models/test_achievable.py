@@ -14,6 +14,7 @@ from models.achievable import (
     COLLECTIVES,
     FACTS,
     GossipTrees,
+    LeastTree,
     TreeHops,
     achievable_bound,
     antipodal_chain_hops,
@@ -370,6 +371,71 @@ def test_least_tree_is_a_tree_of_the_least_cost(nodes: int, hops: int, slots: in
 def test_least_tree_refuses_too_few_slots() -> None:
     with pytest.raises(ValueError, match="cannot reach the node 10 away"):
         least_tree(20, 3, 3)
+
+
+def _scaled_cost(tree: LeastTree, scales: tuple[float, ...]) -> float:
+    """sum_v scales[t(v) - 1] x the ring distance from v to its parent, counted here."""
+    child = np.arange(1, tree.nodes)
+    cw = (child - tree.parent[1:]) % tree.nodes
+    hops = np.minimum(cw, tree.nodes - cw)
+    return float(sum(scales[t - 1] * d for t, d in zip(tree.reached[1:], hops, strict=True)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    nodes=st.integers(2, 8), data=st.data(),
+)
+def test_a_scaled_least_tree_is_the_least_scaled_labelled_tree(nodes: int, data: st.DataObject
+                                                               ) -> None:
+    """With a scale per slot the rebuilt tree is still a tree whose slots increase along
+    every path within the hop limit, and its scaled cost is the least over every labelling
+    of the nodes with slots (each node paying its distance to the nodes labelled earlier
+    times its slot's scale), by enumeration."""
+    hops = data.draw(st.integers(1, max(1, nodes // 2)))
+    slots = data.draw(st.integers(1, 3))
+    scales = tuple(data.draw(st.lists(st.sampled_from((0.5, 1.0, 1.5, 3.0)), min_size=slots,
+                                      max_size=slots)))
+    best = min((sum(scales[t - 1] * d for t, d in reached)
+                for reached in _labellings(nodes, hops, slots)), default=math.inf)
+    if math.isinf(best):
+        with pytest.raises(ValueError, match="cannot reach"):
+            least_tree(nodes, hops, slots, scales)
+        return
+    tree = least_tree(nodes, hops, slots, scales)
+    assert (tree.reached[tree.parent[1:]] < tree.reached[1:]).all()
+    assert tree.reached[0] == 0 and tree.reached[1:].max() <= slots
+    assert _scaled_cost(tree, scales) == pytest.approx(best)
+    assert tree.hops >= TreeHops(nodes, hops).upto(slots)[slots]
+
+
+@pytest.mark.parametrize(("nodes", "hops", "slots"), [(64, 16, 6), (1024, 80, 9), (1024, 80, 10)])
+def test_scaling_a_slot_up_moves_hops_out_of_it(nodes: int, hops: int, slots: int) -> None:
+    """Unit scales give the least tree itself; a slot scaled up carries no more hops than
+    it did (both trees are least for their costs, so the scaled slot's hops cannot grow:
+    c.x <= c.x' and c'.x' <= c'.x give x'_t <= x_t), and at N = 1024 strictly fewer in
+    the last slot, at more hops in all."""
+    plain = least_tree(nodes, hops, slots)
+    same = least_tree(nodes, hops, slots, (1.0,) * slots)
+    assert (same.reached == plain.reached).all() and (same.parent == plain.parent).all()
+
+    def per_slot(tree: LeastTree) -> np.ndarray:
+        child = np.arange(1, nodes)
+        cw = (child - tree.parent[1:]) % nodes
+        return np.bincount(tree.reached[1:], np.minimum(cw, nodes - cw), minlength=slots + 1)
+
+    for t in range(1, slots + 1):
+        scales = tuple(2.0 if s == t else 1.0 for s in range(1, slots + 1))
+        assert per_slot(least_tree(nodes, hops, slots, scales))[t] <= per_slot(plain)[t]
+    if nodes == 1024:
+        last = least_tree(nodes, hops, slots, (1.0,) * (slots - 1) + (2.0,))
+        assert per_slot(last)[slots] < per_slot(plain)[slots] and last.hops > plain.hops
+
+
+def test_least_tree_refuses_bad_scales() -> None:
+    with pytest.raises(ValueError, match="3 positive numbers"):
+        least_tree(20, 5, 3, (1.0, 1.0))
+    with pytest.raises(ValueError, match="3 positive numbers"):
+        least_tree(20, 5, 3, (1.0, 0.0, 1.0))
 
 
 def test_antipodal_chain_hops_by_hand() -> None:

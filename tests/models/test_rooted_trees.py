@@ -7,11 +7,17 @@ are refused with what would work."""
 import numpy as np
 import pytest
 
-from models.achievable import tree_hops
+from models.achievable import least_tree_edges, tree_hops
 from models.dataflow import simulate
 from models.errors import AlgorithmRefusedError
 from models.ring import Direction, Ring
-from models.rooted_trees import part_bounds, reduce_flows, rooted_trees
+from models.rooted_trees import (
+    merged_pairs,
+    part_bounds,
+    reduce_flows,
+    rooted_trees,
+    slot_payload,
+)
 from models.stage import Stage
 from models.synthesis import (
     NodeLimitedSynthReduceScatter,
@@ -158,6 +164,39 @@ def test_each_slot_carries_the_least_pieces_that_fit(
              for s, d in zip(stage.sources.tolist(), stage.destinations.tolist(), strict=True)],
             stage.allowed, pieces=stage.pieces - 1)
         assert busiest_link(fewer) > channels
+
+
+@pytest.mark.parametrize(("nodes", "hop_limit", "slots", "parts", "mirror"),
+                         [(40, 6, 4, 10, False), (64, 8, 5, 16, True), (1024, 80, 10, 341, True)])
+def test_slot_payload_is_what_the_rooted_trees_build(
+    nodes: int, hop_limit: int, slots: int, parts: int, mirror: bool
+) -> None:
+    """On the least tree's edges `slot_payload` answers each slot's pieces per lightpath as
+    `rooted_trees` builds them, and its fractional floor is the busiest link's pieces (every
+    link of the built slot counted here, each pair's pieces instead of its lightpaths) over
+    the channels: at most the whole lightpaths' pieces."""
+    pieces, channels = 8, 16 if nodes < 1024 else 64
+    plan = rooted_trees(nodes, hop_limit, slots, parts, pieces, channels, mirror)
+    assert not isinstance(plan, str)
+    for (parents, shifts), slot in zip(least_tree_edges(nodes, hop_limit, slots), plan.slots,
+                                       strict=True):
+        per, floor = slot_payload(nodes, parents, shifts, parts, pieces, channels, mirror)
+        assert per == slot.per_lightpath
+        senders, moves, owners = merged_pairs(nodes, parents, shifts, parts, mirror)
+        assert (senders == slot.senders).all() and (moves == slot.moves).all()
+        volume = Stage.from_demands(
+            nodes, senders, (senders + moves) % nodes, owners * pieces,
+            np.where(moves > 0, Direction.CW, Direction.CCW).astype(np.int64))
+        assert floor == pytest.approx(busiest_link(volume) / channels)
+        assert floor <= per
+
+
+def test_slot_payload_says_when_one_lightpath_a_pair_does_not_fit() -> None:
+    """The least tree's first slot at N = 1024 has an 80-hop shift each way: with every
+    owner its own part each link carries 80 pairs, more than 64 channels."""
+    parents, shifts = least_tree_edges(1024, 80, 10)[0]
+    per, floor = slot_payload(1024, parents, shifts, 1024, 8, 64, False)
+    assert per is None and floor > 1
 
 
 @pytest.mark.parametrize(("nodes", "hop_limit", "slots", "parts"),
