@@ -96,6 +96,27 @@ def test_201_of_300_nodes_take_no_lp_and_colour_at_the_optimum(no_lp: list[int])
     assert validate(stage, result.assignment).colours_used == 5050
 
 
+@pytest.mark.parametrize("n", [*range(4, 66, 2), 256])
+def test_a_whole_ring_all_to_all_and_one_short_of_it_take_no_lp(
+    n: int, no_lp: list[int]
+) -> None:
+    """Every ordered pair of an even ring, and the same without one pair (no longer the
+    catalog's all-to-all): the shortest arcs with antipodal pairs split by the sender's parity
+    load every link with the literature's optimum (n^2 / 8 for n divisible by 4), counted link
+    by link here, so the quick bounds prove it without the LP. All antipodal pairs CW loaded
+    N / 4 more (131328 at N = 1024: the stage one short went to the LP, past its limit)."""
+    whole = among(n, list(range(n)))
+    found = load_bound(whole, time_limit_s=10.0)
+    assert found.exact and found.lower_bound == ring_all_to_all_optimum(n)
+    assert busiest(whole, found.routing.clockwise) == ring_all_to_all_optimum(n)
+    if n % 4 == 0:
+        short = Stage.from_demands(n, whole.sources[1:], whole.destinations[1:])
+        found = load_bound(short, time_limit_s=10.0)
+        assert found.exact and found.lower_bound == n * n // 8
+        assert busiest(short, found.routing.clockwise) == n * n // 8
+    assert not no_lp
+
+
 def test_the_lp_keeps_to_the_time_limit() -> None:
     """40000 random demands on 300 nodes: the LP alone takes about 19 s. With a 1 s limit the
     bound answers within a few seconds, from the quick bounds (proven; not exact), with a
