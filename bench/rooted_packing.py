@@ -9,7 +9,7 @@ link's pieces over the channels: only the K translates' unevenness counted, no r
 Trees: the least tree within S slots (Fact 3c), and `least_tree(..., scales)`, the least of
 sum_t scale_t x hops, with the scales annealed (seeded) to the least time, whole or
 fractional. Prints the two phases' time against 1.5x the achievable bound (the issue's
-target); nothing here is a catalog algorithm (an anneal takes about a minute a
+target); nothing here is a catalog algorithm (an anneal takes one to two minutes a
 configuration, the plan's search 30 s in all).
 
     .venv/bin/python bench/rooted_packing.py [--iterations 1500] [--out docs/bench-rooted-packing.md]

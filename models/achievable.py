@@ -196,9 +196,8 @@ def _slot_rows(
     `GossipTrees`)."""
     chain = np.full(reach + 1, np.inf)
     chain[0] = 0.0
-    cost = scale * np.arange(reach + 1, dtype=np.float64)
-    if weight is not None:
-        cost = weight * (np.arange(reach + 1, dtype=np.float64) - 1)
+    distance = np.arange(reach + 1, dtype=np.float64)
+    cost = scale * distance if weight is None else weight * (distance - 1)
     for p in range(1, reach + 1):
         # the previous node of the chain at q < p leaves the subgap p - q to t - 1 slots
         chain[p] = cost[p] + np.min(chain[:p] + before[p:0:-1])

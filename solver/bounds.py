@@ -637,7 +637,7 @@ def load_bound(stage: Stage, time_limit_s: float = 10.0) -> LoadBound:
         # The weighted-hops bound alone settles it (every quick bound is at most L*): the
         # odd ring all-to-all at N = 4093, whose arc cuts took 20 s of the 23.
         return LoadBound(hops, _shortened(stage, start, shortest, deadline), True, period)
-    quick = quick_bound(stage, hops=hops)
+    quick = quick_bound(stage)
     if start.value <= quick:
         # The shortest arcs meet a proven bound: L*, with no LP (OpTree's first stage at
         # N = 4096, 8192 demands: its LP took 3 s; an all-to-all among 201 of 300 nodes,

@@ -142,26 +142,21 @@ def _packing(nodes: int, length: int, units: int) -> int:
 
 
 def quick_bound(
-    stage: Stage, period: int | None = None, divisors: tuple[int, ...] = CUT_DIVISORS,
-    hops: int | None = None,
+    stage: Stage, period: int | None = None, divisors: tuple[int, ...] = CUT_DIVISORS
 ) -> int:
     """The best of the bounds above. With `period` (a divisor of N), `stage` holds one
     period of a larger stage: the bound is that of the union of its N / period translates
     by multiples of `period` (an OpTree stage is one group's demands, repeated), computed
     without building it, and equal to the bound of the built stage (tests). `divisors` are
     the arc cuts' k (fewer are still a bound, a weaker one: on OpTree's deep padded stages
-    the cuts of every length find heavy adjacent pairs, N/2 alone up to 3 % less). `hops`:
-    `hop_bound(stage)` when the caller has it already (`load_bound` computes it first; on
-    an all-to-all of 4096 nodes it takes most of a second), without `period`."""
+    the cuts of every length find heavy adjacent pairs, N/2 alone up to 3 % less)."""
     if stage.is_empty():
         return 0
     if period is not None and stage.nodes % period:
         raise ValueError(f"period {period} does not divide N = {stage.nodes}")
-    if hops is not None and period is not None:
-        raise ValueError("give hops only for a whole stage (no period)")
     copies = 1 if period is None else stage.nodes // period
     return max(
-        hop_bound(stage, copies) if hops is None else hops,
+        hop_bound(stage, copies),
         cut_bound(stage, period, divisors),
         degree_bound(stage, period),
         equal_arcs_bound(stage, copies),
