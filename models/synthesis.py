@@ -1156,9 +1156,13 @@ def _rooted_variants(ring: Ring, hop_limit: int | None, extra: Params,
     least that reach N / 2, parts of each of ROOTED_GROUPS owners, ROOTED_PIECES pieces a
     chunk, each without and with every other part mirrored (ROOTED_MIRRORS); those that fit
     (`rooted_trees`) and whose N x stages (`phases` trees of S slots) stay within
-    ROOTED_WORK_LIMIT. Measured (w = 64, 80 hops): the all-reduce at N = 1024, 64 MiB
+    ROOTED_WORK_LIMIT. Measured (80 hops): the all-reduce at N = 1024, w = 64, 64 MiB
     takes 10-slot trees from 341 roots, mirrored (3 owners a part, three slots above the
-    least: 1.294 -> 1.21 ms); the reduce-scatter 8 owners a part at N = 4096."""
+    least: 1.294 -> 1.21 ms); at 16 MiB 8-slot trees from 170 roots (6 owners: 0.654 ->
+    0.638 ms); with w = 16 only parts of 16 owners fit (11-slot trees from 64 roots, 1.426
+    ms against 4 x 4 x 4 x 16's 1.640); at N = 2048, w = 32, 64 MiB 19-slot trees, six
+    above the least (2.632 -> 2.479 ms); the reduce-scatter at N = 4096, 64 MiB 27-slot
+    trees from 256 roots, mirrored (1.127 -> 1.105 ms)."""
     n = ring.nodes
     least = _least_tree_slots(n, hop_limit)
     parts = sorted({n // g for g in ROOTED_GROUPS if n // g >= 1}, reverse=True)

@@ -85,12 +85,35 @@ def test_every_rooted_shape_delivers_on_small_rings(
 @pytest.mark.parametrize("family", FAMILIES)
 @pytest.mark.parametrize(("nodes", "tree", "roots", "mirror"),
                          [(1024, 8, 128, 0), (1000, 9, 125, 0), (1000, 8, 250, 0),
-                          (1024, 10, 341, 1), (1000, 9, 333, 1)])
+                          (1024, 10, 341, 1), (1000, 9, 333, 1), (1024, 8, 170, 0)])
 def test_paper_scale_rooted_trees_deliver(
     family: type, nodes: int, tree: int, roots: int, mirror: int
 ) -> None:
     check(family(hop_limit=80), Ring(nodes, 1, 64),
           {"radices": (nodes,), "tree": tree, "roots": roots, "pieces": 1, "mirror": mirror})
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize(("nodes", "wavelengths", "tree", "roots", "mirror"),
+                         [(1024, 16, 11, 64, 1), (2048, 32, 15, 128, 1)])
+def test_rooted_trees_of_large_parts_deliver_on_fewer_channels(
+    family: type, nodes: int, wavelengths: int, tree: int, roots: int, mirror: int
+) -> None:
+    """Parts of 16 owners: the search's picks at N = 1024, w = 16 and N = 2048, w = 32,
+    16 MiB (README "rooted trees"); every slot within the channels, counted link by link."""
+    check(family(hop_limit=80), Ring(nodes, 1, wavelengths),
+          {"radices": (nodes,), "tree": tree, "roots": roots, "pieces": 1, "mirror": mirror})
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_with_16_channels_the_search_offers_parts_of_16_owners(family: type) -> None:
+    """At N = 1024, w = 16, 80 hops no rooted shape of 3 to 8 owners a part fits one
+    lightpath a pair into 16 channels in every slot; parts of 16 owners (64 roots) do, in
+    trees of 9 to 13 slots (the least that reach N / 2 is 7: ROOTED_SLOTS 1 to 6 above it,
+    the 8-slot tree does not fit either)."""
+    offered = rooted_shapes(family(hop_limit=80), Ring(1024, 1, 16))
+    assert {raw["roots"] for raw in offered} == {64}
+    assert sorted({raw["tree"] for raw in offered}) == [9, 10, 11, 12, 13]
 
 
 def test_the_searchs_rooted_reduce_scatter_delivers_at_4096() -> None:
