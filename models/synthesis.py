@@ -167,6 +167,7 @@ from models.algorithms.base import Algorithm, Collective, Params, ParamSpec, int
 from models.closed_forms import ClosedForm, Formula
 from models.ring import Direction, Ring
 from models.rooted_trees import (
+    ROOTED_DEPTH,
     ROOTED_GROUPS,
     ROOTED_MIRRORS,
     ROOTED_PIECES,
@@ -1152,32 +1153,39 @@ def _rooted(ring: Ring, params: Params, hop_limit: int | None) -> RootedTrees:
 
 def _rooted_variants(ring: Ring, hop_limit: int | None, extra: Params,
                      phases: int) -> Iterator[Params]:
-    """The rooted-tree shapes the search tries: trees of ROOTED_SLOTS more slots than the
-    least that reach N / 2, parts of each of ROOTED_GROUPS owners, ROOTED_PIECES pieces a
-    chunk, each without and with every other part mirrored (ROOTED_MIRRORS); those that fit
-    (`rooted_trees`) and whose N x stages (`phases` trees of S slots) stay within
-    ROOTED_WORK_LIMIT. Measured (80 hops): the all-reduce at N = 1024, w = 64, 64 MiB
-    takes 10-slot trees from 341 roots, mirrored (3 owners a part, three slots above the
-    least: 1.294 -> 1.21 ms); at 16 MiB 8-slot trees from 170 roots (6 owners: 0.654 ->
-    0.638 ms); with w = 16 only parts of 16 owners fit (11-slot trees from 64 roots, 1.426
-    ms against 4 x 4 x 4 x 16's 1.640); at N = 2048, w = 32, 64 MiB 19-slot trees, six
-    above the least (2.632 -> 2.479 ms); the reduce-scatter at N = 4096, 64 MiB 27-slot
-    trees from 256 roots, mirrored (1.127 -> 1.105 ms)."""
+    """The rooted-tree shapes the search tries: parts of each of ROOTED_GROUPS owners,
+    ROOTED_PIECES pieces a chunk, each without and with every other part mirrored
+    (ROOTED_MIRRORS), on the ROOTED_SLOTS shallowest trees that fit (`rooted_trees`) among
+    those up to ROOTED_DEPTH slots above the least that reaches N / 2, while N x stages
+    (`phases` trees of S slots) stays within ROOTED_WORK_LIMIT. Fewer channels fit only
+    deeper trees (N = 1024, w = 8: the first that fits, parts of 16 owners, has 17 slots, ten
+    above the least), larger messages want deeper trees (fewer hops). Measured (80 hops):
+    the all-reduce at N = 1024, w = 64, 64 MiB takes 10-slot trees from 341 roots, mirrored
+    (3 owners a part, three slots above the least: 1.294 -> 1.21 ms); at 16 MiB 8-slot
+    trees from 170 roots (6 owners: 0.654 -> 0.638 ms); with w = 16 only parts of 16 owners
+    fit (11-slot trees from 64 roots, 1.426 ms against 4 x 4 x 4 x 16's 1.640); at N = 2048,
+    w = 32, 64 MiB 19-slot trees, six above the least (2.632 -> 2.479 ms); the
+    reduce-scatter at N = 4096, 64 MiB 27-slot trees from 256 roots, mirrored (1.127 ->
+    1.105 ms)."""
     n = ring.nodes
     least = _least_tree_slots(n, hop_limit)
     parts = sorted({n // g for g in ROOTED_GROUPS if n // g >= 1}, reverse=True)
-    for tree in (least + extra_slots for extra_slots in ROOTED_SLOTS):
-        if tree > max(1, n // 2) or n * phases * tree > ROOTED_WORK_LIMIT:
-            break
-        for roots in parts:
-            for pieces in ROOTED_PIECES:
-                for mirror in ROOTED_MIRRORS if roots > 1 else (0,):
+    for roots in parts:
+        for pieces in ROOTED_PIECES:
+            for mirror in ROOTED_MIRRORS if roots > 1 else (0,):
+                offered = 0
+                for tree in range(least + 1, least + ROOTED_DEPTH + 1):
+                    if tree > max(1, n // 2) or n * phases * tree > ROOTED_WORK_LIMIT:
+                        break
                     params: Params = {"radices": (n,), "direct": 0, "tree": tree,
                                       "roots": roots, "pieces": pieces, **extra}
                     if mirror:
                         params["mirror"] = 1
                     if not isinstance(_rooted_plan(ring, params, hop_limit), str):
                         yield params
+                        offered += 1
+                        if offered == ROOTED_SLOTS:
+                            break
 
 
 # The all-reduce's search tries twice the default pieces (an even pipeline top's halves,

@@ -12,6 +12,8 @@ from models.dataflow import simulate
 from models.errors import AlgorithmRefusedError
 from models.ring import Direction, Ring
 from models.rooted_trees import (
+    ROOTED_DEPTH,
+    ROOTED_SLOTS,
     merged_pairs,
     part_bounds,
     reduce_flows,
@@ -105,15 +107,59 @@ def test_rooted_trees_of_large_parts_deliver_on_fewer_channels(
           {"radices": (nodes,), "tree": tree, "roots": roots, "pieces": 1, "mirror": mirror})
 
 
+def one_lightpath_a_pair_overflows(nodes: int, hop_limit: int, slots: int, parts: int,
+                                   mirror: bool, channels: int) -> bool:
+    """Some slot of the K translates of the least tree, one lightpath per distinct (sender,
+    shift) pair, loads a link of one direction with more than `channels` lightpaths: the
+    pairs and link loads counted here, part by part and link by link."""
+    roots = part_bounds(nodes, parts)[2]
+    for parents, shifts in least_tree_edges(nodes, hop_limit, slots):
+        pairs = set()
+        for k, root in enumerate(roots.tolist()):
+            sign = -1 if mirror and k % 2 else 1
+            for p, d in zip(parents.tolist(), shifts.tolist(), strict=True):
+                pairs.add(((root + sign * p) % nodes, sign * d))
+        load = np.zeros((2, nodes), dtype=np.int64)
+        for sender, shift in pairs:
+            for step in range(abs(shift)):
+                if shift > 0:
+                    load[0, (sender + step) % nodes] += 1
+                else:
+                    load[1, (sender - 1 - step) % nodes] += 1
+        if load.max() > channels:
+            return True
+    return False
+
+
 @pytest.mark.parametrize("family", FAMILIES)
-def test_with_16_channels_the_search_offers_parts_of_16_owners(family: type) -> None:
-    """At N = 1024, w = 16, 80 hops no rooted shape of 3 to 8 owners a part fits one
-    lightpath a pair into 16 channels in every slot; parts of 16 owners (64 roots) do, in
-    trees of 9 to 13 slots (the least that reach N / 2 is 7: ROOTED_SLOTS 1 to 6 above it,
-    the 8-slot tree does not fit either)."""
-    offered = rooted_shapes(family(hop_limit=80), Ring(1024, 1, 16))
-    assert {raw["roots"] for raw in offered} == {64}
-    assert sorted({raw["tree"] for raw in offered}) == [9, 10, 11, 12, 13]
+@pytest.mark.parametrize(("nodes", "wavelengths"), [(1024, 8), (1024, 16), (256, 8)])
+def test_the_search_offers_the_shallowest_trees_that_fit(
+    family: type, nodes: int, wavelengths: int
+) -> None:
+    """Per part size and mirror, the trees offered are the ROOTED_SLOTS shallowest that fit:
+    every depth skipped, from the least that reaches N / 2 on, overflows a link at one
+    lightpath a pair (counted in the test) or cannot scatter (fitting is not monotone in the
+    depth: at N = 1024, w = 16 parts of 8 owners fit 14 slots, not 15); few channels push
+    the first fit deep (N = 1024, w = 8: ten slots above the least for parts of 16 owners)."""
+    algorithm = family(hop_limit=80)
+    ring = Ring(nodes, 1, wavelengths)
+    least = -(-(nodes // 2) // 80)
+    offered: dict[tuple[int, int], list[int]] = {}
+    for raw in rooted_shapes(algorithm, ring):
+        offered.setdefault((raw["roots"], raw.get("mirror", 0)), []).append(raw["tree"])
+    assert offered
+    for (roots, mirror), trees in offered.items():
+        assert trees == sorted(set(trees)) and len(trees) <= ROOTED_SLOTS
+        last = trees[-1] if len(trees) == ROOTED_SLOTS else least + ROOTED_DEPTH
+        for tree in sorted(set(range(least + 1, last + 1)) - set(trees)):
+            with pytest.raises(AlgorithmRefusedError) as refused:
+                algorithm.resolve(ring, {"radices": (nodes,), "tree": tree, "roots": roots,
+                                         "pieces": 8, "mirror": mirror})
+            if "scatter" not in str(refused.value):
+                assert one_lightpath_a_pair_overflows(nodes, 80, tree, roots, bool(mirror),
+                                                      wavelengths)
+    if (nodes, wavelengths) == (1024, 8):
+        assert offered[(64, 0)][0] == least + 10
 
 
 def test_the_searchs_rooted_reduce_scatter_delivers_at_4096() -> None:
