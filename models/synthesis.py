@@ -1158,15 +1158,12 @@ def _rooted_variants(ring: Ring, hop_limit: int | None, extra: Params,
     (ROOTED_MIRRORS), on the ROOTED_SLOTS shallowest trees that fit (`rooted_trees`) among
     those up to ROOTED_DEPTH slots above the least that reaches N / 2, while N x stages
     (`phases` trees of S slots) stays within ROOTED_WORK_LIMIT. Fewer channels fit only
-    deeper trees (N = 1024, w = 8: the first that fits, parts of 16 owners, has 17 slots, ten
-    above the least), larger messages want deeper trees (fewer hops). Measured (80 hops):
-    the all-reduce at N = 1024, w = 64, 64 MiB takes 10-slot trees from 341 roots, mirrored
-    (3 owners a part, three slots above the least: 1.294 -> 1.21 ms); at 16 MiB 8-slot
-    trees from 170 roots (6 owners: 0.654 -> 0.638 ms); with w = 16 only parts of 16 owners
-    fit (11-slot trees from 64 roots, 1.426 ms against 4 x 4 x 4 x 16's 1.640); at N = 2048,
-    w = 32, 64 MiB 19-slot trees, six above the least (2.632 -> 2.479 ms); the
-    reduce-scatter at N = 4096, 64 MiB 27-slot trees from 256 roots, mirrored (1.127 ->
-    1.105 ms)."""
+    larger parts on deeper trees (N = 1024, w = 8: the first that fits, parts of 16
+    owners, has 17 slots, ten above the least). Measured (80 hops): the all-reduce at
+    N = 1024, w = 64, 64 MiB takes 10-slot trees from 341 roots, mirrored (3 owners a part:
+    1.294 -> 1.21 ms); with w = 16 11-slot trees from 64 roots (1.426 ms against
+    4 x 4 x 4 x 16's 1.640); the reduce-scatter at N = 1024, w = 8, 1 MiB 18-slot trees from
+    64 roots (0.588 ms against 8 x 128's 1.666)."""
     n = ring.nodes
     least = _least_tree_slots(n, hop_limit)
     parts = sorted({n // g for g in ROOTED_GROUPS if n // g >= 1}, reverse=True)

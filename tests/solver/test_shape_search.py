@@ -15,7 +15,14 @@ from models.ring import Hardware, Ring
 from solver.feasibility import evaluate_plan
 from solver.outcome import SolveOptions
 from solver.plan import AlgorithmPlan, StageCache, plan_algorithm
-from solver.shape_search import FeasibleShape, OpticsTarget, search_best_shape, shapes_within
+from solver.shape_search import (
+    FeasibleShape,
+    OpticsTarget,
+    _Candidate,
+    _promise_order,
+    search_best_shape,
+    shapes_within,
+)
 from tests.solver.search_checks import assert_search_finds_the_best
 
 SIZES = (256.0, 1048576.0)  # a latency-bound and a bandwidth-bound message
@@ -362,3 +369,35 @@ def test_longest_is_the_farthest_pair_whatever_the_block(
     stage = Stage.from_demands(n, [a for a, _ in pairs], [b for _, b in pairs])
     expected = max(min((b - a) % n, (a - b) % n) for a, b in pairs)
     assert shape_search._longest(stage) == expected
+
+
+def test_with_several_sizes_each_sizes_likeliest_winner_comes_early() -> None:
+    """One size: bound order. Several: by the least ratio of a candidate's bound to the
+    least bound at each size, so the shape best bounded only at the second size comes
+    before the first size's runners-up (the order in which the search solves them)."""
+    def candidate(name: str, *bounds: float, steps: int = 4) -> _Candidate:
+        return _Candidate({"name": name}, steps, list(bounds))
+
+    def names(order: list[_Candidate]) -> list[str]:
+        return [str(c.params["name"]) for c in order]
+
+    one = [candidate("c", 3.0), candidate("a", 1.0), candidate("b", 2.0, steps=2),
+           candidate("b2", 2.0, steps=1)]
+    assert names(_promise_order(one, lambda c: c)) == ["a", "b2", "b", "c"]
+    several = [
+        candidate("second-at-first", 1.1, 9.0),
+        candidate("best-at-second", 5.0, 4.0),
+        candidate("best-at-first", 1.0, 8.0),
+        candidate("third-at-first", 1.3, 20.0),
+        candidate("near-at-second", 6.0, 4.2),
+    ]
+    assert names(_promise_order(several, lambda c: c)) == [
+        "best-at-first", "best-at-second", "near-at-second", "second-at-first",
+        "third-at-first",
+    ]
+    # the bounds it orders by are the ones `bounded` gives (a feasible bound of its own)
+    held = candidate("held", 1.0, 8.0)
+    held.reach_bound = candidate("held", 2.0, 30.0)
+    assert names(_promise_order([held, several[0]], lambda c: c.reach_bound or c)) == [
+        "second-at-first", "held",
+    ]
