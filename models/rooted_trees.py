@@ -100,7 +100,7 @@ class RootedTrees:
     roots: IntArray  # per part: its root (the middle owner)
     signs: IntArray  # per part: 1 runs the tree as computed, -1 its mirror image
     slots: tuple[RootedSlot, ...]  # all-gather way round
-    scatter: Scatter
+    scatter: Scatter | None  # the reduce-scatter's last slot; None when built without it
 
     @property
     def parts(self) -> int:
@@ -214,21 +214,23 @@ def _slot_pairs(
 @lru_cache(maxsize=256)
 def rooted_trees(
     nodes: int, hop_limit: int, slots: int, parts: int, pieces: int, channels: int,
-    mirror: bool = False,
+    mirror: bool = False, scatter: bool = True,
 ) -> RootedTrees | str:
     """The rooted trees of K = `parts` parts along the ring's least tree within `slots` slots
     (lightpaths of at most `hop_limit` hops), chunks cut into `pieces`, every other part's
-    tree mirrored with `mirror` (`part_signs`); or why they cannot be
-    built: a slot (or the scatter) cannot fit one lightpath per pair into the channels, or a
-    root is farther than the hop limit from an owner of its part. Raises ValueError when
-    `slots` slots cannot reach the node N / 2 away. Remembered (a search asks for each
-    shape's plan again when it builds its stages and its schedule)."""
-    return _build(nodes, hop_limit, slots, parts, pieces, channels, mirror)
+    tree mirrored with `mirror` (`part_signs`), with the reduce-scatter's scatter slot when
+    `scatter` (the all-reduce broadcasts from the roots instead and is built without it); or
+    why they cannot be built: a slot (or the scatter) cannot fit one lightpath per pair into
+    the channels, or (scatter) a root is farther than the hop limit from an owner of its
+    part. Raises ValueError when `slots` slots cannot reach the node N / 2 away. Remembered
+    (a search asks for each shape's plan again when it builds its stages and its
+    schedule)."""
+    return _build(nodes, hop_limit, slots, parts, pieces, channels, mirror, scatter)
 
 
 def _build(
     nodes: int, hop_limit: int, slots: int, parts: int, pieces: int, channels: int,
-    mirror: bool,
+    mirror: bool, scatter: bool,
 ) -> RootedTrees | str:
     low, high, roots = part_bounds(nodes, parts)
     out = []
@@ -244,6 +246,9 @@ def _build(
                 "way even at one lightpath per pair; use fewer roots or more slots"
             )
         out.append(RootedSlot(senders, moves, -(-volume // per), per, parents, shifts))
+    if not scatter:
+        return RootedTrees(nodes, pieces, low, high, roots, part_signs(parts, mirror),
+                           tuple(out), None)
     # the scatter: root r_k sends owner c of its part chunk c (`pieces` pieces), c != r_k
     owners = np.arange(nodes, dtype=np.int64)
     part_of = np.searchsorted(high, owners, side="right")
@@ -263,9 +268,9 @@ def _build(
             f"the scatter from the roots needs more than the {channels} channels one way; use "
             "more roots"
         )
-    scatter = Scatter(senders, moves, -(-volume // per), per)
+    last = Scatter(senders, moves, -(-volume // per), per)
     return RootedTrees(nodes, pieces, low, high, roots, part_signs(parts, mirror), tuple(out),
-                       scatter)
+                       last)
 
 
 def slot_stage(nodes: int, slot: RootedSlot | Scatter, reverse: bool, label: str) -> Stage:
@@ -288,6 +293,7 @@ def reduce_stages(plan: RootedTrees, scatter: bool) -> list[Stage]:
     out = [slot_stage(n, slot, True, f"rooted trees reduce slot {depth - i}")
            for i, slot in enumerate(reversed(plan.slots))]
     if scatter:
+        assert plan.scatter is not None, "built without the scatter"
         out.append(slot_stage(n, plan.scatter, False, "rooted trees scatter"))
     return out
 
@@ -325,6 +331,7 @@ def reduce_flows(plan: RootedTrees, scatter: bool) -> Iterator[StageFlow]:
     for i, slot in enumerate(reversed(plan.slots)):
         yield _edge_flow(plan, slot, True, Reduction.ADD, f"rooted trees reduce slot {depth - i}")
     if scatter:
+        assert plan.scatter is not None, "built without the scatter"
         roots = plan.scatter.senders
         owners = (roots + plan.scatter.moves) % plan.nodes
         q = plan.pieces

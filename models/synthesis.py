@@ -1107,8 +1107,10 @@ def _rooted_defaults(ring: Ring, given: Params, out: Params, hop_limit: int | No
     return out
 
 
-def _rooted_plan(ring: Ring, params: Params, hop_limit: int | None) -> RootedTrees | str:
-    """The rooted trees of a shape with `roots`, or why they cannot be built."""
+def _rooted_plan(ring: Ring, params: Params, hop_limit: int | None,
+                 scatter: bool) -> RootedTrees | str:
+    """The rooted trees of a shape with `roots` (with the reduce-scatter's scatter slot when
+    `scatter`), or why they cannot be built."""
     radices = params["radices"]
     if radices != (ring.nodes,):
         return (f"rooted trees run on the whole ring: radices = {ring.nodes}, not "
@@ -1124,7 +1126,7 @@ def _rooted_plan(ring: Ring, params: Params, hop_limit: int | None) -> RootedTre
                 f"node {ring.nodes // 2} away; use tree >= {least}")
     return rooted_trees(ring.nodes, hop_limit or ring.nodes, tree, roots,
                         int_param(params, "pieces"), ring.channels_per_direction,
-                        bool(_mirror(params)))
+                        bool(_mirror(params)), scatter)
 
 
 def _mirror_refusal(params: Params) -> str | None:
@@ -1137,16 +1139,16 @@ def _mirror_refusal(params: Params) -> str | None:
 
 
 def _rooted_refusal(ring: Ring, params: Params, hop_limit: int | None,
-                    node_limit: int | None) -> str | None:
+                    node_limit: int | None, scatter: bool) -> str | None:
     if node_limit is not None:
         return ("rooted trees do not keep to a per-node limit (a node sends for every part "
                 "whose tree has an edge at it): leave roots out")
-    plan = _rooted_plan(ring, params, hop_limit)
+    plan = _rooted_plan(ring, params, hop_limit, scatter)
     return plan if isinstance(plan, str) else None
 
 
-def _rooted(ring: Ring, params: Params, hop_limit: int | None) -> RootedTrees:
-    plan = _rooted_plan(ring, params, hop_limit)
+def _rooted(ring: Ring, params: Params, hop_limit: int | None, scatter: bool) -> RootedTrees:
+    plan = _rooted_plan(ring, params, hop_limit, scatter)
     assert not isinstance(plan, str), plan  # resolve() refused it already
     return plan
 
@@ -1178,7 +1180,7 @@ def _rooted_variants(ring: Ring, hop_limit: int | None, extra: Params,
                                       "roots": roots, "pieces": pieces, **extra}
                     if mirror:
                         params["mirror"] = 1
-                    if not isinstance(_rooted_plan(ring, params, hop_limit), str):
+                    if not isinstance(_rooted_plan(ring, params, hop_limit, phases == 1), str):
                         yield params
                         offered += 1
                         if offered == ROOTED_SLOTS:
@@ -1606,7 +1608,7 @@ class SynthAllReduce(_Windowed):
             if int_param(params, "sweep") or centred(params) or holding(params):
                 return "rooted trees reduce and broadcast: use sweep = 0, no holders or centres"
             return _Synthesized.refusal(self, ring, params) or _rooted_refusal(
-                ring, params, self.hop_limit, self._node_limit())
+                ring, params, self.hop_limit, self._node_limit(), scatter=False)
         reason = super().refusal(ring, params)
         if reason is None and int_param(params, "sweep") not in (0, 1):
             return f"sweep is 0 or 1, got {int_param(params, 'sweep')}"
@@ -1686,7 +1688,7 @@ class SynthAllReduce(_Windowed):
 
     def _stages(self, ring: Ring, params: Params) -> list[Stage]:
         if _roots(params):
-            plan = _rooted(ring, params, self.hop_limit)
+            plan = _rooted(ring, params, self.hop_limit, scatter=False)
             return reduce_stages(plan, scatter=False) + broadcast_stages(plan)
         paired, swept = self._phases(ring, params)
         live = self._live(params)
@@ -1730,7 +1732,7 @@ class SynthAllReduce(_Windowed):
         n, q = ring.nodes, int_param(params, "pieces")
         nodes = np.arange(n, dtype=np.int64)
         if _roots(params):
-            plan = _rooted(ring, params, self.hop_limit)
+            plan = _rooted(ring, params, self.hop_limit, scatter=False)
             rooted = (*reduce_flows(plan, scatter=False), *broadcast_flows(plan))
             return Schedule("allreduce", n, frozen(nodes), n * q, rooted)
         paired, swept = self._phases(ring, params)
@@ -1976,7 +1978,7 @@ class SynthReduceScatter(_Windowed):
             return mirrored
         if _roots(params):
             return _Synthesized.refusal(self, ring, params) or _rooted_refusal(
-                ring, params, self.hop_limit, self._node_limit())
+                ring, params, self.hop_limit, self._node_limit(), scatter=True)
         return super().refusal(ring, params)
 
     def shape_candidates(self, ring: Ring) -> Iterator[Params]:
@@ -1997,7 +1999,8 @@ class SynthReduceScatter(_Windowed):
 
     def _stages(self, ring: Ring, params: Params) -> list[Stage]:
         if _roots(params):
-            return reduce_stages(_rooted(ring, params, self.hop_limit), scatter=True)
+            return reduce_stages(_rooted(ring, params, self.hop_limit, scatter=True),
+                                 scatter=True)
         out: list[Stage] = []
         for i, level in enumerate(self._levels(ring, params)):
             out += self._level_stages(ring, level, f"reduce-scatter level {i + 1}",
@@ -2007,7 +2010,8 @@ class SynthReduceScatter(_Windowed):
     def _schedule(self, ring: Ring, params: Params) -> Schedule:
         n, q = ring.nodes, int_param(params, "pieces")
         if _roots(params):
-            flows = list(reduce_flows(_rooted(ring, params, self.hop_limit), scatter=True))
+            flows = list(reduce_flows(_rooted(ring, params, self.hop_limit, scatter=True),
+                                      scatter=True))
         else:
             flows = _reduce_flows(ring, self._levels(ring, params), q)
         nodes = frozen(np.arange(n, dtype=np.int64))

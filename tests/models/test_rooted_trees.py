@@ -162,6 +162,27 @@ def test_the_search_offers_the_shallowest_trees_that_fit(
         assert offered[(64, 0)][0] == least + 10
 
 
+@pytest.mark.parametrize(
+    ("nodes", "wavelengths", "hop_limit", "tree", "roots", "mirror", "scatter_says"),
+    [(1024, 8, 80, 10, 32, 1, "scatter from the roots needs more than the 8 channels"),
+     (64, 16, 5, 8, 4, 0, "a root is 8 hops from an owner"),
+     (64, 4, 5, 9, 2, 0, "a root is 16 hops from an owner")],
+)
+def test_the_all_reduce_is_not_refused_for_a_scatter_it_does_not_run(
+    nodes: int, wavelengths: int, hop_limit: int, tree: int, roots: int, mirror: int,
+    scatter_says: str,
+) -> None:
+    """Parts too large for the reduce-scatter's scatter slot (one lightpath from the root to
+    each owner: too many on the root's links, or farther than the hop limit) refuse the
+    reduce-scatter only: the all-reduce broadcasts from the roots along the trees, and
+    delivers within the channels and the hop limit."""
+    ring = Ring(nodes, 1, wavelengths)
+    shape = {"radices": (nodes,), "tree": tree, "roots": roots, "pieces": 1, "mirror": mirror}
+    with pytest.raises(AlgorithmRefusedError, match=scatter_says):
+        SynthReduceScatter(hop_limit=hop_limit).resolve(ring, shape)
+    check(SynthAllReduce(hop_limit=hop_limit), ring, shape)
+
+
 def test_the_searchs_rooted_reduce_scatter_delivers_at_4096() -> None:
     """The shape the search picks at N = 4096, 4 and 64 MiB (27-slot trees from 256 roots,
     every other mirrored), one piece a chunk: 16.8M moves simulated (about 6 s and 1.2 GB);
