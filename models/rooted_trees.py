@@ -52,9 +52,9 @@ from models.achievable import least_tree_edges
 from models.ring import Direction
 from models.stage import IntArray, Reduction, Stage, StageFlow
 
-ROOTED_GROUPS = (3, 4, 8, 16)  # owners per part g = N / K the search tries
+ROOTED_GROUPS = (3, 4, 8, 16, 32)  # owners per part g = N / K the search tries
 ROOTED_SLOTS = 3  # tree depths the search offers per part size and mirror: the shallowest
-ROOTED_DEPTH = 16  # that fit, among those up to this many slots above the least reaching N / 2
+ROOTED_DEPTH = 16  # that fit, from the least reaching N / 2 to this many slots above it
 ROOTED_MIRRORS = (0, 1)  # without and with every other part's tree mirrored
 ROOTED_PIECES = (8,)  # pieces per chunk the search tries
 # The search offers rooted shapes while N times their stage count stays within this: their

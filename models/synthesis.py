@@ -1157,8 +1157,8 @@ def _rooted_variants(ring: Ring, hop_limit: int | None, extra: Params,
                      phases: int) -> Iterator[Params]:
     """The rooted-tree shapes the search tries: parts of each of ROOTED_GROUPS owners,
     ROOTED_PIECES pieces a chunk, each without and with every other part mirrored
-    (ROOTED_MIRRORS), on the ROOTED_SLOTS shallowest trees that fit (`rooted_trees`) among
-    those up to ROOTED_DEPTH slots above the least that reaches N / 2, while N x stages
+    (ROOTED_MIRRORS), on the ROOTED_SLOTS shallowest trees that fit (`rooted_trees`) from
+    the least that reaches N / 2 to ROOTED_DEPTH slots above it, while N x stages
     (`phases` trees of S slots) stays within ROOTED_WORK_LIMIT. Fewer channels fit only
     larger parts on deeper trees (N = 1024, w = 8: the first that fits, parts of 16
     owners, has 17 slots, ten above the least). Measured (80 hops): the all-reduce at
@@ -1173,7 +1173,7 @@ def _rooted_variants(ring: Ring, hop_limit: int | None, extra: Params,
         for pieces in ROOTED_PIECES:
             for mirror in ROOTED_MIRRORS if roots > 1 else (0,):
                 offered = 0
-                for tree in range(least + 1, least + ROOTED_DEPTH + 1):
+                for tree in range(least, least + ROOTED_DEPTH + 1):
                     if tree > max(1, n // 2) or n * phases * tree > ROOTED_WORK_LIMIT:
                         break
                     params: Params = {"radices": (n,), "direct": 0, "tree": tree,

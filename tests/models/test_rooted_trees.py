@@ -151,7 +151,7 @@ def test_the_search_offers_the_shallowest_trees_that_fit(
     for (roots, mirror), trees in offered.items():
         assert trees == sorted(set(trees)) and len(trees) <= ROOTED_SLOTS
         last = trees[-1] if len(trees) == ROOTED_SLOTS else least + ROOTED_DEPTH
-        for tree in sorted(set(range(least + 1, last + 1)) - set(trees)):
+        for tree in sorted(set(range(least, last + 1)) - set(trees)):
             with pytest.raises(AlgorithmRefusedError) as refused:
                 algorithm.resolve(ring, {"radices": (nodes,), "tree": tree, "roots": roots,
                                          "pieces": 8, "mirror": mirror})
