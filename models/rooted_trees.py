@@ -201,16 +201,6 @@ def slot_payload(
     return _least_payload(nodes, senders, moves, volume, channels), busiest
 
 
-@lru_cache(maxsize=64)
-def _slot_pairs(
-    nodes: int, hop_limit: int, slots: int, parts: int, mirror: bool
-) -> tuple[tuple[IntArray, IntArray, IntArray], ...]:
-    """Per slot of the least tree, its `merged_pairs`. The same for every number of
-    pieces."""
-    return tuple(merged_pairs(nodes, parents, shifts, parts, mirror)
-                 for parents, shifts in least_tree_edges(nodes, hop_limit, slots))
-
-
 @lru_cache(maxsize=256)
 def rooted_trees(
     nodes: int, hop_limit: int, slots: int, parts: int, pieces: int, channels: int,
@@ -233,11 +223,37 @@ def _build(
     mirror: bool, scatter: bool,
 ) -> RootedTrees | str:
     low, high, roots = part_bounds(nodes, parts)
+    last: Scatter | None = None
+    if scatter:  # first: it is cheap, and refuses large parts at any depth
+        # the scatter: root r_k sends owner c of its part chunk c (`pieces` pieces), c != r_k
+        owners = np.arange(nodes, dtype=np.int64)
+        part_of = np.searchsorted(high, owners, side="right")
+        away = owners != roots[part_of]
+        moves = owners[away] - roots[part_of][away]
+        if len(moves) and int(np.abs(moves).max()) > hop_limit:
+            return (
+                f"a root is {int(np.abs(moves).max())} hops from an owner of its part, more "
+                f"than the hop limit {hop_limit}; use more roots (parts of at most "
+                f"{2 * hop_limit + 1} owners)"
+            )
+        senders = roots[part_of][away]
+        volume = np.full(len(moves), pieces, dtype=np.int64)
+        per = _least_payload(nodes, senders, moves, volume, channels) if len(moves) else 1
+        if per is None:
+            return (
+                f"the scatter from the roots needs more than the {channels} channels one way; "
+                "use more roots"
+            )
+        last = Scatter(senders, moves, -(-volume // per), per)
     out = []
     edges = least_tree_edges(nodes, hop_limit, slots)
-    for t, ((parents, shifts), (senders, moves, owners)) in enumerate(
-        zip(edges, _slot_pairs(nodes, hop_limit, slots, parts, mirror), strict=True), start=1
-    ):
+    # the last slots carry the most pairs: those first, so a shape that does not fit is
+    # refused at its first pair count (the search tries up to ROOTED_DEPTH depths of every
+    # part size, most of them refused where channels are few: N = 4096, w = 8, 70 refusals
+    # took 4.3 s and 530 MB with every slot's pairs computed and kept)
+    for t in range(slots, 0, -1):
+        parents, shifts = edges[t - 1]
+        senders, moves, owners = merged_pairs(nodes, parents, shifts, parts, mirror)
         volume = owners * pieces
         per = _least_payload(nodes, senders, moves, volume, channels)
         if per is None:
@@ -246,29 +262,7 @@ def _build(
                 "way even at one lightpath per pair; use fewer roots or more slots"
             )
         out.append(RootedSlot(senders, moves, -(-volume // per), per, parents, shifts))
-    if not scatter:
-        return RootedTrees(nodes, pieces, low, high, roots, part_signs(parts, mirror),
-                           tuple(out), None)
-    # the scatter: root r_k sends owner c of its part chunk c (`pieces` pieces), c != r_k
-    owners = np.arange(nodes, dtype=np.int64)
-    part_of = np.searchsorted(high, owners, side="right")
-    away = owners != roots[part_of]
-    moves = owners[away] - roots[part_of][away]
-    if len(moves) and int(np.abs(moves).max()) > hop_limit:
-        return (
-            f"a root is {int(np.abs(moves).max())} hops from an owner of its part, more than "
-            f"the hop limit {hop_limit}; use more roots (parts of at most {2 * hop_limit + 1} "
-            "owners)"
-        )
-    senders = roots[part_of][away]
-    volume = np.full(len(moves), pieces, dtype=np.int64)
-    per = _least_payload(nodes, senders, moves, volume, channels) if len(moves) else 1
-    if per is None:
-        return (
-            f"the scatter from the roots needs more than the {channels} channels one way; use "
-            "more roots"
-        )
-    last = Scatter(senders, moves, -(-volume // per), per)
+    out.reverse()
     return RootedTrees(nodes, pieces, low, high, roots, part_signs(parts, mirror), tuple(out),
                        last)
 
