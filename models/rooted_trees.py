@@ -56,7 +56,7 @@ ROOTED_GROUPS = (3, 4, 8, 16, 32)  # owners per part g = N / K the search tries
 ROOTED_SLOTS = 3  # tree depths the search offers per part size and mirror: the shallowest
 ROOTED_DEPTH = 16  # that fit, from the least reaching N / 2 to this many slots above it
 ROOTED_MIRRORS = (0, 1)  # without and with every other part's tree mirrored
-ROOTED_PIECES = (8,)  # pieces per chunk the search tries
+ROOTED_PIECES = (32,)  # pieces per chunk the search tries
 # The search offers rooted shapes while N times their stage count stays within this: their
 # stages are neither translation-invariant nor built by solver.constructions, so the RWA
 # colours them arc by arc (N = 4096: about 6 s for a reduce-scatter's 28 stages, 16 s for an
