@@ -34,8 +34,8 @@ links counted one by one).
 Measured (bench/achievable.py, w = 64, 80 hops; docs/bench-achievable.md): the
 reduce-scatter at N = 4096 1.08x the achievable at 4 MiB (27-slot trees from 256 roots,
 mirrored) and 1.13x at 64 MiB (1.31x and 1.29x with the window levels), at N = 1024,
-4 MiB 1.24x (1.37x) and 64 MiB 1.16x (10-slot trees from 341 roots, mirrored; 1.19x); the
-all-reduce at N = 256, 4 MiB 1.63x (1.89x swept) and at N = 1024, 64 MiB 1.59x (the same
+4 MiB 1.24x (1.37x) and 64 MiB 1.15x (10-slot trees from 341 roots, mirrored; 1.19x); the
+all-reduce at N = 256, 4 MiB 1.63x (1.89x swept) and at N = 1024, 64 MiB 1.58x (the same
 trees; 1.69x unmirrored from 256 roots, 1.70x with the window levels). Why not nearer:
 README "Known limits".
 """
