@@ -802,9 +802,9 @@ def search_best_shape(
                 else:
                     break
         candidates += fresh
-        # In bound order; a candidate with a bound of its own within the reach comes at
-        # that bound (its free routing goes the long way): the feasible winner early prunes
-        # the rest.
+        # In promise order (bound order with one message size); a candidate with a bound of
+        # its own within the reach comes at that bound (its free routing goes the long way):
+        # the feasible winner early prunes the rest.
         fresh = _promise_order(fresh, lambda c: c.reach_bound or c)
         search.feasible_first([c for c in fresh if c.reach_bound is not None])
         for candidate in fresh:
