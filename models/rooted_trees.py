@@ -225,26 +225,10 @@ def _build(
     low, high, roots = part_bounds(nodes, parts)
     last: Scatter | None = None
     if scatter:  # first: it is cheap, and refuses large parts at any depth
-        # the scatter: root r_k sends owner c of its part chunk c (`pieces` pieces), c != r_k
-        owners = np.arange(nodes, dtype=np.int64)
-        part_of = np.searchsorted(high, owners, side="right")
-        away = owners != roots[part_of]
-        moves = owners[away] - roots[part_of][away]
-        if len(moves) and int(np.abs(moves).max()) > hop_limit:
-            return (
-                f"a root is {int(np.abs(moves).max())} hops from an owner of its part, more "
-                f"than the hop limit {hop_limit}; use more roots (parts of at most "
-                f"{2 * hop_limit + 1} owners)"
-            )
-        senders = roots[part_of][away]
-        volume = np.full(len(moves), pieces, dtype=np.int64)
-        per = _least_payload(nodes, senders, moves, volume, channels) if len(moves) else 1
-        if per is None:
-            return (
-                f"the scatter from the roots needs more than the {channels} channels one way; "
-                "use more roots"
-            )
-        last = Scatter(senders, moves, -(-volume // per), per)
+        found = _scatter(nodes, hop_limit, high, roots, pieces, channels)
+        if isinstance(found, str):
+            return found
+        last = found
     out = []
     edges = least_tree_edges(nodes, hop_limit, slots)
     # the last slots carry the most pairs: those first, so a shape that does not fit is
@@ -265,6 +249,32 @@ def _build(
     out.reverse()
     return RootedTrees(nodes, pieces, low, high, roots, part_signs(parts, mirror), tuple(out),
                        last)
+
+
+def _scatter(nodes: int, hop_limit: int, high: IntArray, roots: IntArray, pieces: int,
+             channels: int) -> Scatter | str:
+    """The reduce-scatter's last slot: root r_k sends owner c of its part chunk c (`pieces`
+    pieces), c != r_k; or why it cannot be built (an owner beyond the hop limit, or one
+    lightpath per owner already more than the channels)."""
+    owners = np.arange(nodes, dtype=np.int64)
+    part_of = np.searchsorted(high, owners, side="right")
+    away = owners != roots[part_of]
+    moves = owners[away] - roots[part_of][away]
+    if len(moves) and int(np.abs(moves).max()) > hop_limit:
+        return (
+            f"a root is {int(np.abs(moves).max())} hops from an owner of its part, more "
+            f"than the hop limit {hop_limit}; use more roots (parts of at most "
+            f"{2 * hop_limit + 1} owners)"
+        )
+    senders = roots[part_of][away]
+    volume = np.full(len(moves), pieces, dtype=np.int64)
+    per = _least_payload(nodes, senders, moves, volume, channels) if len(moves) else 1
+    if per is None:
+        return (
+            f"the scatter from the roots needs more than the {channels} channels one way; "
+            "use more roots"
+        )
+    return Scatter(senders, moves, -(-volume // per), per)
 
 
 def slot_stage(nodes: int, slot: RootedSlot | Scatter, reverse: bool, label: str) -> Stage:
