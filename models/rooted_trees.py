@@ -335,16 +335,41 @@ def reduce_flows(plan: RootedTrees, scatter: bool) -> Iterator[StageFlow]:
     for i, slot in enumerate(reversed(plan.slots)):
         yield _edge_flow(plan, slot, True, Reduction.ADD, f"rooted trees reduce slot {depth - i}")
     if scatter:
-        assert plan.scatter is not None, "built without the scatter"
-        roots = plan.scatter.senders
-        owners = (roots + plan.scatter.moves) % plan.nodes
+        roots, owners, data, per = _owner_pieces(plan)
         q = plan.pieces
-        data = (owners[:, None] * q + np.arange(q, dtype=np.int64)[None, :]).reshape(-1)
         yield StageFlow.of(np.repeat(roots, q), np.repeat(owners, q), data, Reduction.COPY,
-                           "rooted trees scatter", plan.scatter.per_lightpath)
+                           "rooted trees scatter", per)
 
 
-def broadcast_flows(plan: RootedTrees) -> Iterator[StageFlow]:
-    """The broadcast of every part's complete sums from its root (COPY)."""
+def _owner_pieces(plan: RootedTrees) -> tuple[IntArray, IntArray, IntArray, int]:
+    """Per owner served by the scatter (or the gather): its root, itself, and its chunk's
+    pieces (every owner's `pieces` in a row); and the pieces a lightpath carries."""
+    assert plan.scatter is not None, "built without the scatter"
+    roots = plan.scatter.senders
+    owners = (roots + plan.scatter.moves) % plan.nodes
+    q = plan.pieces
+    data = (owners[:, None] * q + np.arange(q, dtype=np.int64)[None, :]).reshape(-1)
+    return roots, owners, data, plan.scatter.per_lightpath
+
+
+def broadcast_flows(plan: RootedTrees,
+                    reduction: Reduction = Reduction.COPY) -> Iterator[StageFlow]:
+    """The broadcast of every part from its root: the all-reduce's complete sums (COPY), or
+    the all-gather's items (Reduction.NONE)."""
     for i, slot in enumerate(plan.slots):
-        yield _edge_flow(plan, slot, False, Reduction.COPY, f"rooted trees broadcast slot {i + 1}")
+        yield _edge_flow(plan, slot, False, reduction, f"rooted trees broadcast slot {i + 1}")
+
+
+def gather_stage(plan: RootedTrees) -> Stage:
+    """The all-gather's first slot: the reduce-scatter's scatter reversed, every owner
+    sending its item to its part's root."""
+    assert plan.scatter is not None, "built without the scatter"
+    return slot_stage(plan.nodes, plan.scatter, True, "rooted trees gather")
+
+
+def gather_flow(plan: RootedTrees) -> StageFlow:
+    """The gather as data: owner c sends every piece of its item c to its part's root."""
+    roots, owners, data, per = _owner_pieces(plan)
+    q = plan.pieces
+    return StageFlow.of(np.repeat(owners, q), np.repeat(roots, q), data, Reduction.NONE,
+                        "rooted trees gather", per)

@@ -176,6 +176,8 @@ from models.rooted_trees import (
     RootedTrees,
     broadcast_flows,
     broadcast_stages,
+    gather_flow,
+    gather_stage,
     reduce_flows,
     reduce_stages,
     rooted_trees,
@@ -1050,11 +1052,12 @@ def _direct_levels_within(found: list[Level], hop_limit: int | None) -> int:
 
 ROOTS_PARAM = ParamSpec(
     "roots",
-    "reduce-scatter and all-reduce: the vector's chunks cut into this many parts of about "
-    "N / roots consecutive owners, each reduced along the whole ring's least tree of `tree` "
-    "slots translated to the part's middle owner (models/rooted_trees.py), instead of the "
-    "window levels; the reduce-scatter then scatters each part from its root in one slot, "
-    "the all-reduce runs the trees forwards",
+    "the chunks (all-gather: the items) cut into this many parts of about N / roots "
+    "consecutive owners, each reduced along the whole ring's least tree of `tree` slots "
+    "translated to the part's middle owner (models/rooted_trees.py), instead of the window "
+    "levels; the reduce-scatter then scatters each part from its root in one slot, the "
+    "all-reduce runs the trees forwards; the all-gather gathers each part at its root in "
+    "one slot, then runs the trees forwards",
     1,
     None,
     default_rule="0 (left out): the window levels",
@@ -1399,13 +1402,48 @@ def _direct_flows(
 
 @dataclass(eq=False)
 class SynthAllGather(_Windowed):
+    """All-gather: the window levels top-down (pipelines, direct or a tree at the lowest),
+    or, with `roots`, the reduce-scatter's rooted trees reversed in time: each owner sends
+    its item to its part's root in one slot, then every part's items go out along the whole
+    ring's least tree from its root (`models.rooted_trees`). Few channels make the window
+    levels slow on small items, one pipeline stride a slot (N = 1024, w = 8, 1 KiB items:
+    8 x 128, 65 slots, 1.666 ms); the rooted trees take their least depth that fits."""
+
     collective: ClassVar[Collective] = Collective.ALLGATHER
     name: ClassVar[str] = "synth"
+    params: ClassVar[tuple[ParamSpec, ...]] = (*_Windowed.params, ROOTS_PARAM, MIRROR_PARAM)
+
+    def fill_defaults(self, ring: Ring, given: Params) -> Params:
+        return _rooted_defaults(ring, given, super().fill_defaults(ring, given), self.hop_limit)
+
+    def refusal(self, ring: Ring, params: Params) -> str | None:
+        mirrored = _mirror_refusal(params)
+        if mirrored is not None:
+            return mirrored
+        if _roots(params):
+            return _Synthesized.refusal(self, ring, params) or _rooted_refusal(
+                ring, params, self.hop_limit, self._node_limit(), scatter=True)
+        return super().refusal(ring, params)
+
+    def shape_candidates(self, ring: Ring) -> Iterator[Params]:
+        """The window shapes, then the rooted trees (`_rooted_variants`; not under a
+        per-node limit)."""
+        yield from super().shape_candidates(ring)
+        if self._node_limit() is None:
+            yield from _rooted_variants(ring, self.hop_limit, {}, phases=1)
 
     def data_per_message(self, ring: Ring, params: Params) -> int:
         return int_param(params, "pieces")
 
+    def _stage_count(self, ring: Ring, params: Params) -> int:
+        if _roots(params):
+            return _tree(params) + 1
+        return super()._stage_count(ring, params)
+
     def _stages(self, ring: Ring, params: Params) -> list[Stage]:
+        if _roots(params):
+            plan = _rooted(ring, params, self.hop_limit, scatter=True)
+            return [gather_stage(plan), *broadcast_stages(plan)]
         out: list[Stage] = []
         for i, level in reversed(list(enumerate(self._levels(ring, params)))):
             out += self._level_stages(ring, level, f"all-gather level {i + 1}")
@@ -1413,7 +1451,11 @@ class SynthAllGather(_Windowed):
 
     def _schedule(self, ring: Ring, params: Params) -> Schedule:
         n, q = ring.nodes, int_param(params, "pieces")
-        flows = _gather_flows(ring, self._levels(ring, params), q, Reduction.NONE)
+        if _roots(params):
+            plan = _rooted(ring, params, self.hop_limit, scatter=True)
+            flows = [gather_flow(plan), *broadcast_flows(plan, Reduction.NONE)]
+        else:
+            flows = _gather_flows(ring, self._levels(ring, params), q, Reduction.NONE)
         nodes = frozen(np.arange(n, dtype=np.int64))
         return Schedule("allgather", n, nodes, n * q, tuple(flows), pieces=q)
 

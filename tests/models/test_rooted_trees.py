@@ -1,5 +1,5 @@
-"""Rooted whole-ring trees (models/rooted_trees.py), `synth`'s reduce-scatter and all-reduce
-shapes with `roots`: every shape delivers (data-flow simulator), its stages are its data
+"""Rooted whole-ring trees (models/rooted_trees.py), `synth`'s reduce-scatter, all-reduce and
+all-gather shapes with `roots`: every shape delivers (data-flow simulator), its stages are its data
 flow's, every part runs the ring's least tree, each slot's pieces per lightpath are the
 least that fit the channels (counted link by link here), and the shapes that cannot be built
 are refused with what would work."""
@@ -22,15 +22,18 @@ from models.rooted_trees import (
 )
 from models.stage import Stage
 from models.synthesis import (
+    NodeLimitedSynthAllGather,
     NodeLimitedSynthReduceScatter,
+    SynthAllGather,
     SynthAllReduce,
     SynthReduceScatter,
 )
 
-FAMILIES = (SynthReduceScatter, SynthAllReduce)
+FAMILIES = (SynthReduceScatter, SynthAllReduce, SynthAllGather)
+Rooted = SynthReduceScatter | SynthAllReduce | SynthAllGather
 
 
-def rooted_shapes(algorithm: SynthReduceScatter | SynthAllReduce, ring: Ring) -> list[dict]:
+def rooted_shapes(algorithm: Rooted, ring: Ring) -> list[dict]:
     return [raw for raw in algorithm.shape_candidates(ring) if raw.get("roots")]
 
 
@@ -54,11 +57,12 @@ def busiest_link(stage: Stage) -> int:
     return int(load.max())
 
 
-def check(algorithm: SynthReduceScatter | SynthAllReduce, ring: Ring, raw: dict) -> None:
+def check(algorithm: Rooted, ring: Ring, raw: dict) -> None:
     params = algorithm.resolve(ring, raw)
     schedule = algorithm.schedule(ring, params)
     report = simulate(schedule)
-    assert report.sums_formed == 1  # each chunk's sum forms at its part's root only
+    if not isinstance(algorithm, SynthAllGather):  # each chunk's sum forms at its root only
+        assert report.sums_formed == 1
     mine = algorithm.stages(ring, params)
     assert len(mine) == algorithm.stage_count(ring, params) == schedule.stage_count
     for stage, theirs in zip(mine, schedule.stages(), strict=True):
@@ -131,7 +135,7 @@ def one_lightpath_a_pair_overflows(nodes: int, hop_limit: int, slots: int, parts
     return False
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", [SynthReduceScatter, SynthAllReduce])
 @pytest.mark.parametrize(("nodes", "wavelengths"), [(1024, 8), (1024, 16), (256, 8)])
 def test_the_search_offers_the_shallowest_trees_that_fit(
     family: type, nodes: int, wavelengths: int
@@ -162,6 +166,17 @@ def test_the_search_offers_the_shallowest_trees_that_fit(
         assert offered[(64, 0)][0] == least + 10
 
 
+@pytest.mark.parametrize(("nodes", "wavelengths"), [(1024, 8), (256, 16), (64, 4)])
+def test_the_all_gather_offers_the_reduce_scatters_rooted_shapes(
+    nodes: int, wavelengths: int
+) -> None:
+    """The all-gather's rooted shapes are the reduce-scatter's (its gather is the scatter
+    reversed, its trees the same), which the test above checks are the shallowest that fit."""
+    ring = Ring(nodes, 1, wavelengths)
+    shapes = rooted_shapes(SynthAllGather(hop_limit=80), ring)
+    assert shapes and shapes == rooted_shapes(SynthReduceScatter(hop_limit=80), ring)
+
+
 @pytest.mark.parametrize(
     ("nodes", "wavelengths", "hop_limit", "tree", "roots", "mirror", "scatter_says"),
     [(1024, 8, 80, 10, 32, 1, "scatter from the roots needs more than the 8 channels"),
@@ -174,21 +189,50 @@ def test_the_all_reduce_is_not_refused_for_a_scatter_it_does_not_run(
 ) -> None:
     """Parts too large for the reduce-scatter's scatter slot (one lightpath from the root to
     each owner: too many on the root's links, or farther than the hop limit) refuse the
-    reduce-scatter only: the all-reduce broadcasts from the roots along the trees, and
-    delivers within the channels and the hop limit."""
+    reduce-scatter and the all-gather (whose gather is that slot reversed) only: the
+    all-reduce broadcasts from the roots along the trees, and delivers within the channels
+    and the hop limit."""
     ring = Ring(nodes, 1, wavelengths)
     shape = {"radices": (nodes,), "tree": tree, "roots": roots, "pieces": 1, "mirror": mirror}
-    with pytest.raises(AlgorithmRefusedError, match=scatter_says):
-        SynthReduceScatter(hop_limit=hop_limit).resolve(ring, shape)
+    for family in (SynthReduceScatter, SynthAllGather):
+        with pytest.raises(AlgorithmRefusedError, match=scatter_says):
+            family(hop_limit=hop_limit).resolve(ring, shape)
     check(SynthAllReduce(hop_limit=hop_limit), ring, shape)
 
 
-def test_the_searchs_rooted_reduce_scatter_delivers_at_4096() -> None:
-    """The shape the search picks at N = 4096, 4 and 64 MiB (27-slot trees from 256 roots,
-    every other mirrored), one piece a chunk: 16.8M moves simulated (about 6 s and 1.2 GB);
-    the all-reduce's rooted shapes are not offered at 4096 (`ROOTED_WORK_LIMIT`)."""
-    check(SynthReduceScatter(hop_limit=80), Ring(4096, 1, 64),
+@pytest.mark.parametrize("family", [SynthReduceScatter, SynthAllGather])
+def test_the_searchs_rooted_reduce_scatter_delivers_at_4096(family: type) -> None:
+    """The shape the search picks for the reduce-scatter at N = 4096, 4 and 64 MiB (27-slot
+    trees from 256 roots, every other mirrored), one piece a chunk, and the all-gather's
+    of the same shape: 16.8M moves simulated (about 6 s and 1.2 GB each); the all-reduce's
+    rooted shapes are not offered at 4096 (`ROOTED_WORK_LIMIT`)."""
+    check(family(hop_limit=80), Ring(4096, 1, 64),
           {"radices": (4096,), "tree": 27, "roots": 256, "pieces": 1, "mirror": 1})
+
+
+@pytest.mark.parametrize(("nodes", "wavelengths", "tree", "roots", "mirror"),
+                         [(64, 4, 5, 8, 1), (256, 8, 6, 16, 0), (1024, 8, 18, 64, 0)])
+def test_the_rooted_all_gather_is_the_reduce_scatter_reversed(
+    nodes: int, wavelengths: int, tree: int, roots: int, mirror: int
+) -> None:
+    """The all-gather's stages are the reduce-scatter's in reverse order, every lightpath
+    reversed (sender and receiver swapped, the other direction, as many lightpaths of as
+    many pieces): the same links at the same loads, so the same channels and true steps."""
+    ring = Ring(nodes, 1, wavelengths)
+    shape = {"radices": (nodes,), "tree": tree, "roots": roots, "pieces": 4, "mirror": mirror}
+    rs, ag = SynthReduceScatter(hop_limit=80), SynthAllGather(hop_limit=80)
+    reduce = rs.stages(ring, rs.resolve(ring, shape))
+    gather = ag.stages(ring, ag.resolve(ring, shape))
+    assert len(gather) == len(reduce) == tree + 1
+    for mine, theirs in zip(gather, reversed(reduce), strict=True):
+        reversed_theirs = sorted(zip(theirs.destinations.tolist(), theirs.sources.tolist(),
+                                     theirs.counts.tolist(), (1 - theirs.allowed).tolist(),
+                                     strict=True))
+        assert sorted(zip(mine.sources.tolist(), mine.destinations.tolist(),
+                          mine.counts.tolist(), mine.allowed.tolist(),
+                          strict=True)) == reversed_theirs
+        assert mine.pieces == theirs.pieces
+        assert busiest_link(mine) == busiest_link(theirs)
 
 
 @pytest.mark.parametrize("mirror", [False, True])
@@ -357,12 +401,15 @@ def test_a_mirror_that_changes_nothing_is_left_out_of_the_shape(family: type) ->
     assert algorithm.resolve(ring, {"radices": (12,), "roots": 3, "mirror": 1})["mirror"] == 1
 
 
-def test_rooted_trees_are_neither_searched_nor_accepted_under_a_node_limit() -> None:
+@pytest.mark.parametrize("limited", [NodeLimitedSynthReduceScatter, NodeLimitedSynthAllGather])
+def test_rooted_trees_are_neither_searched_nor_accepted_under_a_node_limit(
+    limited: type
+) -> None:
     ring = Ring(64, 1, 16)
-    limited = NodeLimitedSynthReduceScatter(per_node=4)
-    assert not rooted_shapes(limited, ring)
+    algorithm = limited(per_node=4)
+    assert not rooted_shapes(algorithm, ring)
     with pytest.raises(AlgorithmRefusedError, match="per-node limit"):
-        limited.resolve(ring, {"radices": (64,), "tree": 2, "roots": 8})
+        algorithm.resolve(ring, {"radices": (64,), "tree": 2, "roots": 8})
 
 
 def test_a_swept_rooted_all_reduce_is_refused() -> None:
