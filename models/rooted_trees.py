@@ -80,13 +80,17 @@ class RootedSlot:
 
 @dataclass(frozen=True, eq=False)
 class Scatter:
-    """The reduce-scatter's last slot: each root sends every other owner of its part that
-    owner's complete chunk, `lightpaths` per pair of `per_lightpath` pieces each."""
+    """One slot of the reduce-scatter's scatter (its reverse is a slot of the all-gather's
+    gather): per chunk moved, who sends it to whom; per (sender, shift) pair, the lightpaths
+    and the pieces each carries."""
 
-    senders: IntArray  # the roots, one entry per owner served
-    moves: IntArray  # signed hops to the owner: > 0 CW
-    lightpaths: IntArray
+    senders: IntArray  # per pair
+    moves: IntArray  # per pair, signed hops: > 0 CW
+    lightpaths: IntArray  # per pair
     per_lightpath: int
+    chunk_senders: IntArray  # per chunk moved
+    chunk_receivers: IntArray
+    chunks: IntArray
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,7 +104,7 @@ class RootedTrees:
     roots: IntArray  # per part: its root (the middle owner)
     signs: IntArray  # per part: 1 runs the tree as computed, -1 its mirror image
     slots: tuple[RootedSlot, ...]  # all-gather way round
-    scatter: Scatter | None  # the reduce-scatter's last slot; None when built without it
+    scatter: tuple[Scatter, ...]  # the reduce-scatter's last slots; () when built without
 
     @property
     def parts(self) -> int:
@@ -223,9 +227,9 @@ def _build(
     mirror: bool, scatter: bool,
 ) -> RootedTrees | str:
     low, high, roots = part_bounds(nodes, parts)
-    last: Scatter | None = None
+    last: tuple[Scatter, ...] = ()
     if scatter:  # first: it is cheap, and refuses large parts at any depth
-        found = _scatter(nodes, hop_limit, high, roots, pieces, channels)
+        found = _scatter(nodes, hop_limit, low, high, roots, pieces, channels)
         if isinstance(found, str):
             return found
         last = found
@@ -251,30 +255,77 @@ def _build(
                        last)
 
 
-def _scatter(nodes: int, hop_limit: int, high: IntArray, roots: IntArray, pieces: int,
-             channels: int) -> Scatter | str:
-    """The reduce-scatter's last slot: root r_k sends owner c of its part chunk c (`pieces`
-    pieces), c != r_k; or why it cannot be built (an owner beyond the hop limit, or one
-    lightpath per owner already more than the channels)."""
+RELAYS_MOST = 16  # the most relays a part's two-slot scatter is tried with
+
+
+def _scatter_slot(nodes: int, senders: IntArray, receivers: IntArray, chunks: IntArray,
+                  pieces: int, channels: int) -> Scatter | None:
+    """The chunks `senders[i]` -> `receivers[i]` (one part's range each: the signed shift is
+    their difference, never across 0) in one slot, merged per pair; None when one lightpath
+    a pair is already more than the channels."""
+    moves = receivers - senders
+    key = senders * (2 * nodes + 1) + (moves + nodes)
+    pairs, inverse = np.unique(key, return_inverse=True)
+    volume = np.bincount(inverse, minlength=len(pairs)).astype(np.int64) * pieces
+    pair_senders, pair_moves = pairs // (2 * nodes + 1), pairs % (2 * nodes + 1) - nodes
+    per = _least_payload(nodes, pair_senders, pair_moves, volume, channels) if len(pairs) else 1
+    if per is None:
+        return None
+    return Scatter(pair_senders, pair_moves, -(-volume // per), per, senders, receivers, chunks)
+
+
+def _scatter(nodes: int, hop_limit: int, low: IntArray, high: IntArray, roots: IntArray,
+             pieces: int, channels: int) -> tuple[Scatter, ...] | str:
+    """The reduce-scatter's last slots: root r_k sends owner c of its part chunk c (`pieces`
+    pieces), c != r_k, in one slot when that fits the channels and the hop limit; else in
+    two through relays: the part cut into R sub-blocks (R = 2 .. RELAYS_MOST), each one's
+    middle owner its relay, the root sends each relay its sub-block's chunks, then each relay
+    (the root for its own sub-block's owners where it is the relay) every owner of its
+    sub-block its chunk; of the R that fit, the one of the fewest pieces a lightpath over
+    both slots. Or why neither can be built."""
     owners = np.arange(nodes, dtype=np.int64)
     part_of = np.searchsorted(high, owners, side="right")
-    away = owners != roots[part_of]
-    moves = owners[away] - roots[part_of][away]
-    if len(moves) and int(np.abs(moves).max()) > hop_limit:
+    root = roots[part_of]
+    away = owners != root
+    farthest = int(np.abs(owners - root).max(initial=0))
+    if farthest <= hop_limit:
+        direct = _scatter_slot(nodes, root[away], owners[away], owners[away], pieces, channels)
+        if direct is not None:
+            return (direct,)
+    size = (high - low)[part_of]
+    place = owners - low[part_of]
+    best: tuple[int, tuple[Scatter, ...]] | None = None
+    for relays in range(2, min(RELAYS_MOST, int(size.max(initial=1))) + 1):
+        block = (place * relays) // size
+        first = low[part_of] + (block * size) // relays
+        last = low[part_of] + ((block + 1) * size) // relays  # one past
+        relay = first + (last - 1 - first) // 2
+        if max(int(np.abs(relay - root).max(initial=0)),
+               int(np.abs(owners - relay).max(initial=0))) > hop_limit:
+            continue
+        to_relay = away & (relay != root)
+        to_owner = away & (owners != relay)
+        one = _scatter_slot(nodes, root[to_relay], relay[to_relay], owners[to_relay], pieces,
+                            channels)
+        two = _scatter_slot(nodes, relay[to_owner], owners[to_owner], owners[to_owner],
+                            pieces, channels) if one is not None else None
+        if one is None or two is None:
+            continue
+        cost = one.per_lightpath + two.per_lightpath
+        if best is None or cost < best[0]:
+            best = (cost, (one, two))
+    if best is not None:
+        return best[1]
+    if farthest > hop_limit:
         return (
-            f"a root is {int(np.abs(moves).max())} hops from an owner of its part, more "
-            f"than the hop limit {hop_limit}; use more roots (parts of at most "
-            f"{2 * hop_limit + 1} owners)"
+            f"a root is {farthest} hops from an owner of its part, more than the hop limit "
+            f"{hop_limit}, and no two-slot scatter through relays keeps within it and the "
+            f"channels; use more roots (parts of at most {2 * hop_limit + 1} owners)"
         )
-    senders = roots[part_of][away]
-    volume = np.full(len(moves), pieces, dtype=np.int64)
-    per = _least_payload(nodes, senders, moves, volume, channels) if len(moves) else 1
-    if per is None:
-        return (
-            f"the scatter from the roots needs more than the {channels} channels one way; "
-            "use more roots"
-        )
-    return Scatter(senders, moves, -(-volume // per), per)
+    return (
+        f"the scatter from the roots needs more than the {channels} channels one way, even "
+        "in two slots through relays; use more roots"
+    )
 
 
 def slot_stage(nodes: int, slot: RootedSlot | Scatter, reverse: bool, label: str) -> Stage:
@@ -297,9 +348,19 @@ def reduce_stages(plan: RootedTrees, scatter: bool) -> list[Stage]:
     out = [slot_stage(n, slot, True, f"rooted trees reduce slot {depth - i}")
            for i, slot in enumerate(reversed(plan.slots))]
     if scatter:
-        assert plan.scatter is not None, "built without the scatter"
-        out.append(slot_stage(n, plan.scatter, False, "rooted trees scatter"))
+        assert plan.scatter, "built without the scatter"
+        out += [slot_stage(n, slot, False, label)
+                for slot, label in zip(plan.scatter, _scatter_labels(plan), strict=True)]
     return out
+
+
+def _scatter_labels(plan: RootedTrees, gather: bool = False) -> list[str]:
+    """The scatter slots' labels in the reduce-scatter's order (the gather's, reversed)."""
+    if len(plan.scatter) == 1:
+        return ["rooted trees gather" if gather else "rooted trees scatter"]
+    if gather:
+        return ["rooted trees gather from relays", "rooted trees gather to relays"]
+    return ["rooted trees scatter to relays", "rooted trees scatter from relays"]
 
 
 def broadcast_stages(plan: RootedTrees) -> list[Stage]:
@@ -330,26 +391,28 @@ def _edge_flow(plan: RootedTrees, slot: RootedSlot, reverse: bool, reduction: Re
 
 def reduce_flows(plan: RootedTrees, scatter: bool) -> Iterator[StageFlow]:
     """The reduction as data (ADD: each node's partial sum of a part leaves it once, after
-    its subtree's), then, for a reduce-scatter, the scatter (COPY of complete chunks)."""
+    its subtree's), then, for a reduce-scatter, the scatter (COPY of complete chunks, from
+    the root to each owner, or to the relays and from them on)."""
     depth = len(plan.slots)
     for i, slot in enumerate(reversed(plan.slots)):
         yield _edge_flow(plan, slot, True, Reduction.ADD, f"rooted trees reduce slot {depth - i}")
     if scatter:
-        roots, owners, data, per = _owner_pieces(plan)
-        q = plan.pieces
-        yield StageFlow.of(np.repeat(roots, q), np.repeat(owners, q), data, Reduction.COPY,
-                           "rooted trees scatter", per)
+        assert plan.scatter, "built without the scatter"
+        for moved, label in zip(plan.scatter, _scatter_labels(plan), strict=True):
+            yield _chunk_flow(plan, moved, False, Reduction.COPY, label)
 
 
-def _owner_pieces(plan: RootedTrees) -> tuple[IntArray, IntArray, IntArray, int]:
-    """Per owner served by the scatter (or the gather): its root, itself, and its chunk's
-    pieces (every owner's `pieces` in a row); and the pieces a lightpath carries."""
-    assert plan.scatter is not None, "built without the scatter"
-    roots = plan.scatter.senders
-    owners = (roots + plan.scatter.moves) % plan.nodes
+def _chunk_flow(plan: RootedTrees, slot: Scatter, reverse: bool, reduction: Reduction,
+                label: str) -> StageFlow:
+    """A scatter slot as data: every piece of each chunk it moves, from its sender to its
+    receiver (`reverse`: the other way, a slot of the all-gather's gather)."""
     q = plan.pieces
-    data = (owners[:, None] * q + np.arange(q, dtype=np.int64)[None, :]).reshape(-1)
-    return roots, owners, data, plan.scatter.per_lightpath
+    senders, receivers = slot.chunk_senders, slot.chunk_receivers
+    if reverse:
+        senders, receivers = receivers, senders
+    data = (slot.chunks[:, None] * q + np.arange(q, dtype=np.int64)[None, :]).reshape(-1)
+    return StageFlow.of(np.repeat(senders, q), np.repeat(receivers, q), data, reduction, label,
+                        slot.per_lightpath)
 
 
 def broadcast_flows(plan: RootedTrees,
@@ -360,16 +423,19 @@ def broadcast_flows(plan: RootedTrees,
         yield _edge_flow(plan, slot, False, reduction, f"rooted trees broadcast slot {i + 1}")
 
 
-def gather_stage(plan: RootedTrees) -> Stage:
-    """The all-gather's first slot: the reduce-scatter's scatter reversed, every owner
-    sending its item to its part's root."""
-    assert plan.scatter is not None, "built without the scatter"
-    return slot_stage(plan.nodes, plan.scatter, True, "rooted trees gather")
+def gather_stages(plan: RootedTrees) -> list[Stage]:
+    """The all-gather's first slots: the reduce-scatter's scatter reversed, in reverse
+    order (every owner's item to its part's root, or to its relay and from the relays on)."""
+    assert plan.scatter, "built without the scatter"
+    labels = _scatter_labels(plan, gather=True)
+    return [slot_stage(plan.nodes, slot, True, label)
+            for slot, label in zip(reversed(plan.scatter), reversed(labels), strict=True)]
 
 
-def gather_flow(plan: RootedTrees) -> StageFlow:
-    """The gather as data: owner c sends every piece of its item c to its part's root."""
-    roots, owners, data, per = _owner_pieces(plan)
-    q = plan.pieces
-    return StageFlow.of(np.repeat(owners, q), np.repeat(roots, q), data, Reduction.NONE,
-                        "rooted trees gather", per)
+def gather_flows(plan: RootedTrees) -> list[StageFlow]:
+    """The gather as data: each owner's item to its part's root, through its relay when the
+    scatter has two slots."""
+    assert plan.scatter, "built without the scatter"
+    labels = _scatter_labels(plan, gather=True)
+    return [_chunk_flow(plan, slot, True, Reduction.NONE, label)
+            for slot, label in zip(reversed(plan.scatter), reversed(labels), strict=True)]

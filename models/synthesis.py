@@ -176,8 +176,8 @@ from models.rooted_trees import (
     RootedTrees,
     broadcast_flows,
     broadcast_stages,
-    gather_flow,
-    gather_stage,
+    gather_flows,
+    gather_stages,
     reduce_flows,
     reduce_stages,
     rooted_trees,
@@ -1437,13 +1437,13 @@ class SynthAllGather(_Windowed):
 
     def _stage_count(self, ring: Ring, params: Params) -> int:
         if _roots(params):
-            return _tree(params) + 1
+            return _tree(params) + len(_rooted(ring, params, self.hop_limit, True).scatter)
         return super()._stage_count(ring, params)
 
     def _stages(self, ring: Ring, params: Params) -> list[Stage]:
         if _roots(params):
             plan = _rooted(ring, params, self.hop_limit, scatter=True)
-            return [gather_stage(plan), *broadcast_stages(plan)]
+            return [*gather_stages(plan), *broadcast_stages(plan)]
         out: list[Stage] = []
         for i, level in reversed(list(enumerate(self._levels(ring, params)))):
             out += self._level_stages(ring, level, f"all-gather level {i + 1}")
@@ -1453,7 +1453,7 @@ class SynthAllGather(_Windowed):
         n, q = ring.nodes, int_param(params, "pieces")
         if _roots(params):
             plan = _rooted(ring, params, self.hop_limit, scatter=True)
-            flows = [gather_flow(plan), *broadcast_flows(plan, Reduction.NONE)]
+            flows = [*gather_flows(plan), *broadcast_flows(plan, Reduction.NONE)]
         else:
             flows = _gather_flows(ring, self._levels(ring, params), q, Reduction.NONE)
         nodes = frozen(np.arange(n, dtype=np.int64))
@@ -2036,7 +2036,7 @@ class SynthReduceScatter(_Windowed):
 
     def _stage_count(self, ring: Ring, params: Params) -> int:
         if _roots(params):
-            return _tree(params) + 1
+            return _tree(params) + len(_rooted(ring, params, self.hop_limit, True).scatter)
         return super()._stage_count(ring, params)
 
     def _stages(self, ring: Ring, params: Params) -> list[Stage]:
