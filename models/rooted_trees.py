@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+import numpy.typing as npt
 
 from models.achievable import least_tree_edges
 from models.ring import Direction
@@ -137,12 +138,70 @@ def _link_loads(nodes: int, senders: IntArray, moves: IntArray, counts: IntArray
     return busiest
 
 
+VOLUME_CLASSES_MOST = 64  # distinct pair volumes `_least_payload` counts per link at once
+
+
+def _class_loads(nodes: int, senders: IntArray, moves: IntArray, classes: IntArray,
+                 count: int) -> npt.NDArray[np.int64]:
+    """Per link of either direction (2 N rows: CW links, then CCW) and per volume class, how
+    many pairs cross it: difference arrays over the doubled ring, one column per class."""
+    out = np.zeros((2, nodes, count), dtype=np.int64)
+    for way, (index, cw) in enumerate(((moves > 0, True), (moves < 0, False))):
+        start = np.where(cw, senders[index], senders[index] + moves[index]) % nodes
+        end = start + np.abs(moves[index])
+        bins = (2 * nodes + 1) * count
+        diff = np.bincount(start * count + classes[index], minlength=bins)
+        diff -= np.bincount(end * count + classes[index], minlength=bins)
+        load = np.cumsum(diff.reshape(2 * nodes + 1, count), axis=0)[: 2 * nodes]
+        out[way] = load[:nodes] + load[nodes:]
+    return out.reshape(2 * nodes, count)
+
+
 def _least_payload(
     nodes: int, senders: IntArray, moves: IntArray, volume: IntArray, channels: int
 ) -> int | None:
     """The least pieces per lightpath p with every link carrying at most `channels`
     lightpaths when each pair sends ceil(volume / p); None when one lightpath per pair is
-    already too many."""
+    already too many.
+
+    A link's lightpaths sum_j ceil(v_j / p) change only where some ceil(v_j / p) does, at
+    p = ceil(v / k), so the least p that fits is one of those with k <= channels (no pair
+    has more lightpaths than a link's channels). The pairs' volumes take few values (parts
+    of equal size, merged a few at a time): the pairs crossing each link are counted once
+    per volume (`_class_loads`), and each candidate p tried (by bisection, from the busiest
+    link's pieces over the channels, a floor on p) is then a product of that table with the
+    lightpaths each volume needs. Many distinct volumes fall back to counting the pairs'
+    links at each p tried."""
+    most = int(volume.max(initial=1))
+    distinct, classes = np.unique(volume, return_inverse=True)
+    if len(distinct) > VOLUME_CLASSES_MOST:
+        return _least_payload_bisected(nodes, senders, moves, volume, channels)
+    crossing = _class_loads(nodes, senders, moves, classes, len(distinct))
+    if int(crossing.sum(axis=1).max(initial=0)) > channels:
+        return None
+    low = max(1, -(-int((crossing @ distinct).max(initial=0)) // channels))
+    ks = np.arange(1, channels + 1, dtype=np.int64)
+    candidates = np.unique(-(-distinct[:, None] // ks[None, :]))
+    candidates = np.union1d(candidates[(candidates >= low) & (candidates <= most)], [most])
+    table = crossing.astype(np.float64)  # exact at these sizes; a BLAS product
+
+    def fits(p: int) -> bool:
+        return float((table @ (-(-distinct // p)).astype(np.float64)).max()) <= channels
+
+    low_at, high_at = 0, len(candidates) - 1  # the last (the largest volume) always fits
+    while low_at < high_at:  # the load falls as p grows: bisect over the candidates
+        mid = (low_at + high_at) // 2
+        if fits(int(candidates[mid])):
+            high_at = mid
+        else:
+            low_at = mid + 1
+    return int(candidates[low_at])
+
+
+def _least_payload_bisected(
+    nodes: int, senders: IntArray, moves: IntArray, volume: IntArray, channels: int
+) -> int | None:
+    """`_least_payload` by bisection on p, every link counted at each p tried."""
     most = int(volume.max(initial=1))
     if _link_loads(nodes, senders, moves, np.ones_like(volume)) > channels:
         return None
@@ -205,6 +264,31 @@ def slot_payload(
     return _least_payload(nodes, senders, moves, volume, channels), busiest
 
 
+@lru_cache(maxsize=1024)
+def rooted_fit(
+    nodes: int, hop_limit: int, slots: int, parts: int, pieces: int, channels: int,
+    mirror: bool = False, scatter: bool = True,
+) -> str | None:
+    """Why `rooted_trees` of these arguments cannot be built, or None when they can: its
+    refusals without its pieces per lightpath (one lightpath a pair per slot is what decides
+    them), so the search can offer a shape without paying for its build."""
+    if scatter:
+        found = _scatter(nodes, hop_limit, parts, pieces, channels)
+        if isinstance(found, str):
+            return found
+    edges = least_tree_edges(nodes, hop_limit, slots)
+    for t in range(slots, 0, -1):  # the last slots carry the most pairs: those first
+        senders, moves, owners = merged_pairs(nodes, *edges[t - 1], parts, mirror)
+        if _link_loads(nodes, senders, moves, np.ones_like(owners)) > channels:
+            return _too_many(t, parts, channels)
+    return None
+
+
+def _too_many(slot: int, parts: int, channels: int) -> str:
+    return (f"slot {slot} of the {parts} trees needs more than the {channels} channels one "
+            "way even at one lightpath per pair; use fewer roots or more slots")
+
+
 @lru_cache(maxsize=256)
 def rooted_trees(
     nodes: int, hop_limit: int, slots: int, parts: int, pieces: int, channels: int,
@@ -229,7 +313,7 @@ def _build(
     low, high, roots = part_bounds(nodes, parts)
     last: tuple[Scatter, ...] = ()
     if scatter:  # first: it is cheap, and refuses large parts at any depth
-        found = _scatter(nodes, hop_limit, low, high, roots, pieces, channels)
+        found = _scatter(nodes, hop_limit, parts, pieces, channels)
         if isinstance(found, str):
             return found
         last = found
@@ -245,10 +329,7 @@ def _build(
         volume = owners * pieces
         per = _least_payload(nodes, senders, moves, volume, channels)
         if per is None:
-            return (
-                f"slot {t} of the {parts} trees needs more than the {channels} channels one "
-                "way even at one lightpath per pair; use fewer roots or more slots"
-            )
+            return _too_many(t, parts, channels)
         out.append(RootedSlot(senders, moves, -(-volume // per), per, parents, shifts))
     out.reverse()
     return RootedTrees(nodes, pieces, low, high, roots, part_signs(parts, mirror), tuple(out),
@@ -274,15 +355,25 @@ def _scatter_slot(nodes: int, senders: IntArray, receivers: IntArray, chunks: In
     return Scatter(pair_senders, pair_moves, -(-volume // per), per, senders, receivers, chunks)
 
 
-def _scatter(nodes: int, hop_limit: int, low: IntArray, high: IntArray, roots: IntArray,
-             pieces: int, channels: int) -> tuple[Scatter, ...] | str:
+def scatter_slots(nodes: int, hop_limit: int, parts: int, pieces: int, channels: int) -> int:
+    """The slots the reduce-scatter's scatter of these parts takes (1, or 2 through relays);
+    0 when it cannot be built."""
+    found = _scatter(nodes, hop_limit, parts, pieces, channels)
+    return 0 if isinstance(found, str) else len(found)
+
+
+@lru_cache(maxsize=64)
+def _scatter(nodes: int, hop_limit: int, parts: int, pieces: int,
+             channels: int) -> tuple[Scatter, ...] | str:
     """The reduce-scatter's last slots: root r_k sends owner c of its part chunk c (`pieces`
     pieces), c != r_k, in one slot when that fits the channels and the hop limit; else in
     two through relays: the part cut into R sub-blocks (R = 2 .. RELAYS_MOST), each one's
     middle owner its relay, the root sends each relay its sub-block's chunks, then each relay
     (the root for its own sub-block's owners where it is the relay) every owner of its
     sub-block its chunk; of the R that fit, the one of the fewest pieces a lightpath over
-    both slots. Or why neither can be built."""
+    both slots. Or why neither can be built. Remembered: the same for every tree depth and
+    mirror the search tries (N = 4096: 15 relay counts tried per refused part size)."""
+    low, high, roots = part_bounds(nodes, parts)
     owners = np.arange(nodes, dtype=np.int64)
     part_of = np.searchsorted(high, owners, side="right")
     root = roots[part_of]

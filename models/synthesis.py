@@ -162,10 +162,10 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from models.achievable import least_tree_edges
+from models.achievable import least_tree_edges, tree_hops
 from models.algorithms.base import Algorithm, Collective, Params, ParamSpec, int_param
 from models.closed_forms import ClosedForm, Formula
-from models.ring import Direction, Ring
+from models.ring import Direction, Hardware, Ring
 from models.rooted_trees import (
     ROOTED_DEPTH,
     ROOTED_GROUPS,
@@ -180,7 +180,9 @@ from models.rooted_trees import (
     gather_stages,
     reduce_flows,
     reduce_stages,
+    rooted_fit,
     rooted_trees,
+    scatter_slots,
 )
 from models.stage import IntArray, Reduction, Schedule, Stage, StageFlow, frozen
 
@@ -1112,8 +1114,15 @@ def _rooted_defaults(ring: Ring, given: Params, out: Params, hop_limit: int | No
 
 def _rooted_plan(ring: Ring, params: Params, hop_limit: int | None,
                  scatter: bool) -> RootedTrees | str:
-    """The rooted trees of a shape with `roots` (with the reduce-scatter's scatter slot when
-    `scatter`), or why they cannot be built."""
+    """The rooted trees of a shape with `roots` (with the reduce-scatter's scatter slots
+    when `scatter`), or why they cannot be built."""
+    args = _rooted_args(ring, params, hop_limit, scatter)
+    return args if isinstance(args, str) else rooted_trees(*args)
+
+
+def _rooted_args(ring: Ring, params: Params, hop_limit: int | None,
+                 scatter: bool) -> tuple[int, int, int, int, int, int, bool, bool] | str:
+    """`rooted_trees`' arguments for a shape with `roots`, or why the shape is not one."""
     radices = params["radices"]
     if radices != (ring.nodes,):
         return (f"rooted trees run on the whole ring: radices = {ring.nodes}, not "
@@ -1127,9 +1136,33 @@ def _rooted_plan(ring: Ring, params: Params, hop_limit: int | None,
     if tree < least:
         return (f"{tree} tree slots of lightpaths of at most {hop_limit} hops cannot reach the "
                 f"node {ring.nodes // 2} away; use tree >= {least}")
-    return rooted_trees(ring.nodes, hop_limit or ring.nodes, tree, roots,
-                        int_param(params, "pieces"), ring.channels_per_direction,
-                        bool(_mirror(params)), scatter)
+    return (ring.nodes, hop_limit or ring.nodes, tree, roots, int_param(params, "pieces"),
+            ring.channels_per_direction, bool(_mirror(params)), scatter)
+
+
+def _rooted_time_floor(
+    ring: Ring, raw: Params, hop_limit: int | None, sizes: Sequence[float],
+    hardware: Hardware, pieces_per_message: int, phases: int,
+) -> tuple[int, list[float]] | None:
+    """A rooted shape's (`raw` from `_rooted_variants`) least slots and times, without
+    building it: its S tree slots a phase (`phases`: 2 for the all-reduce) and the
+    reduce-scatter's scatter slots (the all-gather's gather) each pay a reconfiguration, and
+    each phase carries every chunk's q pieces over the tree's F(N, S) hops, which the
+    2 N C link-channels of its slots carry at p_t pieces a lightpath at most: sum p_t >=
+    q F(N, S) / (2 C) pieces a phase, each at least its bytes / B."""
+    args = _rooted_args(ring, raw, hop_limit, phases == 1)
+    if isinstance(args, str):
+        return None
+    nodes, hops, tree, roots, pieces, channels, _mirror_it, _scatter_it = args
+    slots = phases * tree
+    if phases == 1:
+        slots += max(1, scatter_slots(nodes, hops, roots, pieces, channels))
+    tree_cost = int(tree_hops(nodes, hops).upto(tree)[tree])
+    carried = phases * -(-pieces * tree_cost // (2 * channels))
+    per_byte = 8 / (hardware.bandwidth_per_wavelength_gbps * 1e9)
+    reconfigure = hardware.mrr_reconfiguration_us * 1e-6
+    return slots, [slots * reconfigure + carried * size / pieces_per_message * per_byte
+                   for size in sizes]
 
 
 def _mirror_refusal(params: Params) -> str | None:
@@ -1183,7 +1216,8 @@ def _rooted_variants(ring: Ring, hop_limit: int | None, extra: Params,
                                       "roots": roots, "pieces": pieces, **extra}
                     if mirror:
                         params["mirror"] = 1
-                    if not isinstance(_rooted_plan(ring, params, hop_limit, phases == 1), str):
+                    args = _rooted_args(ring, params, hop_limit, phases == 1)
+                    if not isinstance(args, str) and rooted_fit(*args) is None:
                         yield params
                         offered += 1
                         if offered == ROOTED_SLOTS:
@@ -1431,6 +1465,14 @@ class SynthAllGather(_Windowed):
         yield from super().shape_candidates(ring)
         if self._node_limit() is None:
             yield from _rooted_variants(ring, self.hop_limit, {}, phases=1)
+
+    def time_floor(
+        self, ring: Ring, raw: Params, sizes: Sequence[float], hardware: Hardware
+    ) -> tuple[int, list[float]] | None:
+        if not _roots(raw) or self._node_limit() is not None:
+            return None
+        return _rooted_time_floor(ring, raw, self.hop_limit, sizes, hardware,
+                                  self.data_per_message(ring, raw), phases=1)
 
     def data_per_message(self, ring: Ring, params: Params) -> int:
         return int_param(params, "pieces")
@@ -1695,6 +1737,14 @@ class SynthAllReduce(_Windowed):
             yield from _rooted_variants(ring, self.hop_limit,
                                         {"sweep": 0, "holders": 1, "centres": ring.nodes},
                                         phases=2)
+
+    def time_floor(
+        self, ring: Ring, raw: Params, sizes: Sequence[float], hardware: Hardware
+    ) -> tuple[int, list[float]] | None:
+        if not _roots(raw) or self._node_limit() is not None:
+            return None
+        return _rooted_time_floor(ring, raw, self.hop_limit, sizes, hardware,
+                                  ring.nodes * int_param(raw, "pieces"), phases=2)
 
     def reduces_then_broadcasts(self, ring: Ring, params: Params) -> bool:
         # a sweep forms each chunk's sum at every member of the top window (or each centre)
@@ -2029,6 +2079,14 @@ class SynthReduceScatter(_Windowed):
         yield from super().shape_candidates(ring)
         if self._node_limit() is None:
             yield from _rooted_variants(ring, self.hop_limit, {}, phases=1)
+
+    def time_floor(
+        self, ring: Ring, raw: Params, sizes: Sequence[float], hardware: Hardware
+    ) -> tuple[int, list[float]] | None:
+        if not _roots(raw) or self._node_limit() is not None:
+            return None
+        return _rooted_time_floor(ring, raw, self.hop_limit, sizes, hardware,
+                                  self.data_per_message(ring, raw), phases=1)
 
     def data_per_message(self, ring: Ring, params: Params) -> int:
         """The vector is cut into N chunks (chunk c ends reduced at node c), each into pieces."""

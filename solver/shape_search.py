@@ -13,6 +13,7 @@ exhaustive.
 
 from __future__ import annotations
 
+import heapq
 import math
 import time
 import weakref
@@ -750,7 +751,7 @@ def search_best_shape(
     bounds = Bounds()
     candidates: list[_Candidate] = []
     deferred: list[tuple[Params, list[StageSketch]]] = []
-    paper_seen = 0
+    paper_seen = floored = 0
     raws = list(algorithm.shape_candidates(ring))
     taken = 0  # raws bounded so far, in the family's order
     # Bounding that will not end in time pauses at a share of the budget, the candidates
@@ -784,8 +785,19 @@ def search_best_shape(
 
     while taken < len(raws) and not search.out_of_time():
         fresh: list[_Candidate] = []
+        floors: set[int] = set()  # ids of the fresh shapes known by their time floor only
         for raw in raws[taken:]:
             taken += 1
+            # a shape whose build is the cost (rooted trees) comes with a time floor: it is
+            # built when the floor comes up in promise order and can still win (N = 4096,
+            # 4 MiB all-gather: the rooted trees' floors are above 64 x 64's time, solved
+            # first, and none of them is built)
+            floor = algorithm.time_floor(ring, raw, search.sizes, hardware)
+            if floor is not None:
+                known = _Candidate(raw, floor[0], floor[1])
+                fresh.append(known)
+                floors.add(id(known))
+                continue
             outcome = bound(raw)
             if outcome is not None:
                 params, bounded = outcome
@@ -801,14 +813,34 @@ def search_best_shape(
                     until = search.deadline
                 else:
                     break
-        candidates += fresh
+        candidates += [c for c in fresh if id(c) not in floors]
         # In promise order (bound order with one message size); a candidate with a bound of
         # its own within the reach comes at that bound (its free routing goes the long way):
-        # the feasible winner early prunes the rest.
-        fresh = _promise_order(fresh, lambda c: c.reach_bound or c)
+        # the feasible winner early prunes the rest. A shape known by its floor only is,
+        # when it comes up and can still win, built and bounded, and goes back in the queue
+        # at its bound.
+        promise = _promise_key(fresh, lambda c: c.reach_bound or c)
+        fresh = sorted(fresh, key=promise)
         search.feasible_first([c for c in fresh if c.reach_bound is not None])
-        for candidate in fresh:
-            if id(candidate) not in search.settled:
+        queue = [(promise(c), i, c) for i, c in enumerate(fresh)]  # sorted: a heap
+        pushed = len(queue)
+        while queue:
+            candidate = heapq.heappop(queue)[2]
+            if id(candidate) in floors:
+                if not search.can_win(candidate):
+                    floored += 1
+                    continue
+                outcome = bound(candidate.params)
+                if outcome is None:
+                    continue
+                params, bounded = outcome
+                if isinstance(bounded, _Candidate):
+                    candidates.append(bounded)
+                    heapq.heappush(queue, (promise(bounded), pushed, bounded))
+                    pushed += 1
+                else:
+                    deferred.append((params, bounded))
+            elif id(candidate) not in search.settled:
                 search.consider(candidate)
         until = search.deadline
     if taken < len(raws):
@@ -839,12 +871,12 @@ def search_best_shape(
         survivors = _promise_order(survivors, lambda c: c)
         for candidate in survivors:
             search.consider(candidate, tightened=True)
-    total = len(candidates) + len(deferred) + paper_seen
-    settled = search.evaluated + search.pruned + search.beyond_hops
+    total = len(candidates) + len(deferred) + paper_seen + floored
+    settled = search.evaluated + search.pruned + floored + search.beyond_hops
     report = SearchReport(
         candidates=len(raws),
         evaluated=search.evaluated,
-        pruned=search.pruned,
+        pruned=search.pruned + floored,
         exhaustive=not search.cut and settled == total,
         seconds=time.monotonic() - started,
         note=search.cut,
@@ -903,6 +935,13 @@ def _order(candidate: _Candidate) -> tuple[list[float], int]:
 def _promise_order(
     candidates: list[_Candidate], bounded: Callable[[_Candidate], _Candidate]
 ) -> list[_Candidate]:
+    """`candidates` sorted by `_promise_key`."""
+    return sorted(candidates, key=_promise_key(candidates, bounded))
+
+
+def _promise_key(
+    candidates: list[_Candidate], bounded: Callable[[_Candidate], _Candidate]
+) -> Callable[[_Candidate], Any]:
     """Most promising first: by the least, over the message sizes, of a candidate's bound
     (`bounded(candidate)`'s) over the least bound of any of them at that size, then in
     bound order at the first size. With one size that is bound order; with several, each
@@ -911,7 +950,7 @@ def _promise_order(
     w = 32, 1, 16 and 256 MiB solved 21 shapes in 16 s before 32 x 32, the winner at
     256 MiB, and with more rooted trees ran out of its 30 s before reaching it.)"""
     if not candidates or not bounded(candidates[0]).time_bounds:
-        return sorted(candidates, key=lambda c: _order(bounded(c)))
+        return lambda c: _order(bounded(c))
     sizes = range(len(bounded(candidates[0]).time_bounds))
     least = [min(bounded(c).time_bounds[i] for c in candidates) for i in sizes]
 
@@ -920,7 +959,7 @@ def _promise_order(
         ratio = min(own.time_bounds[i] / least[i] if least[i] > 0 else 1.0 for i in sizes)
         return (ratio, *_order(own))
 
-    return sorted(candidates, key=promise)
+    return promise
 
 
 def _cannot_win(candidate: _Candidate, best: Sequence[AlgorithmPlan]) -> bool:

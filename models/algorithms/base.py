@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
@@ -13,7 +13,7 @@ import numpy as np
 from models.closed_forms import ClosedForm, Formula
 from models.dataflow import MessageCounts
 from models.errors import AlgorithmRefusedError, InvalidInputError, UnknownParameterError
-from models.ring import Ring
+from models.ring import Hardware, Ring
 from models.stage import IntArray, Schedule, Stage
 
 
@@ -177,6 +177,16 @@ class Algorithm(ABC):
         """The stages of `stages` as sketches the shape search can bound without building
         the large ones (tests: their bounds equal the built stages'); None when the family
         has none (the search then builds the stages)."""
+        return None
+
+    def time_floor(
+        self, ring: Ring, raw: Params, sizes: Sequence[float], hardware: Hardware
+    ) -> tuple[int, list[float]] | None:
+        """For a shape offered by `shape_candidates` (`raw`, not resolved): the slots it
+        takes at least and, per message size, a time it cannot beat, known without building
+        it; None (the default) when the family has none. The search prunes on it before it
+        resolves the shape: for shapes whose build is the cost (the rooted trees at
+        N = 4096)."""
         return None
 
     def message_counts(self, ring: Ring, params: Params) -> tuple[MessageCounts, str] | None:

@@ -10,7 +10,7 @@ import pytest
 from models.achievable import least_tree_edges, tree_hops
 from models.dataflow import simulate
 from models.errors import AlgorithmRefusedError
-from models.ring import Direction, Ring
+from models.ring import Direction, Hardware, Ring
 from models.rooted_trees import (
     ROOTED_DEPTH,
     ROOTED_SLOTS,
@@ -28,6 +28,7 @@ from models.synthesis import (
     SynthAllReduce,
     SynthReduceScatter,
 )
+from solver.plan import plan_time_s
 
 FAMILIES = (SynthReduceScatter, SynthAllReduce, SynthAllGather)
 Rooted = SynthReduceScatter | SynthAllReduce | SynthAllGather
@@ -467,3 +468,31 @@ def test_a_swept_rooted_all_reduce_is_refused() -> None:
     with pytest.raises(AlgorithmRefusedError, match="sweep = 0"):
         SynthAllReduce().resolve(Ring(64, 1, 16),
                                  {"radices": (64,), "tree": 2, "roots": 8, "sweep": 1})
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize(("nodes", "wavelengths", "hop_limit"),
+                         [(64, 4, 8), (256, 8, 80), (1024, 8, 80), (1024, 64, 80)])
+def test_the_time_floor_is_below_every_built_rooted_shape(
+    family: type, nodes: int, wavelengths: int, hop_limit: int
+) -> None:
+    """`time_floor` (what the search prunes on before building a rooted shape) is at most
+    the time of the shape's built slots at one step each (each slot at its pieces per
+    lightpath, every slot's reconfiguration), at 1 KiB to 64 MiB: the floor's slots are the
+    stages built, and its pieces at most theirs summed."""
+    algorithm = family(hop_limit=hop_limit)
+    ring = Ring(nodes, 1, wavelengths)
+    sizes = [2.0**10, 2.0**22, 2.0**26]
+    hardware = Hardware()
+    shapes = rooted_shapes(algorithm, ring)
+    assert shapes
+    for raw in shapes:
+        slots, floors = algorithm.time_floor(ring, raw, sizes, hardware)
+        params = algorithm.resolve(ring, raw)
+        stages = algorithm.stages(ring, params)
+        assert slots == len(stages)
+        built = [(1, stage.pieces) for stage in stages]
+        per_message = algorithm.data_per_message(ring, params)
+        for size, floor in zip(sizes, floors, strict=True):
+            assert floor <= plan_time_s(built, size, per_message, hardware)
+    assert algorithm.time_floor(ring, {"radices": (nodes,)}, sizes, hardware) is None
