@@ -23,7 +23,12 @@ links counted one by one).
 - Reduce-scatter: the S slots in reverse, node r_k + p + d adding its partial sum of part k
   (its subtree's contributions, which reached it in earlier slots) into its parent's; then a
   *scatter* slot: each root sends every owner of its part that owner's complete chunk (COPY),
-  on lightpaths of at most g / 2 hops. S + 1 slots.
+  on lightpaths of at most g / 2 hops. S + 1 slots. Where that one slot does not fit (a part
+  of g owners puts about g / 2 lightpaths on its root's links, or its owners are beyond the
+  hop limit), two slots through relays (`_scatter`): S + 2.
+- All-gather: the reduce-scatter reversed in time, every lightpath reversed (the same links
+  and loads): each owner sends its item to its root (through its relay where the scatter
+  has two slots), then the S slots forwards carry each part's items from its root.
 - All-reduce: the same S reduction slots, then the tree forwards (COPY of the complete sums
   from each root): 2 S slots, each chunk's sum formed at its root only (reduce-then-broadcast).
 - Mirror (`part_signs`): every other part may run the tree's mirror image (offsets and shifts

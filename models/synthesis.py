@@ -78,12 +78,15 @@ distinct shifts alone exceed C one way (small C, wide windows) cannot be packed:
 (the tree ignores packing; a packing-aware tree could do better). Not combined with direct
 levels or idle residues.
 
-**Rooted trees** (`roots` = K, reduce-scatter and all-reduce, with radices = (N,) and `tree`
-= S): no windows at all; the vector's chunks in K parts, each reduced along the whole ring's
-least tree translated to its root (`models.rooted_trees`). Only K translates share the
-ring, not one per class, so the least tree's 80-hop edges fit 64 channels; the reduce-
-scatter adds one scatter slot, the all-reduce runs the trees forwards. Not under a per-node
-limit, not padded.
+**Rooted trees** (`roots` = K, reduce-scatter, all-reduce and all-gather, with radices = (N,)
+and `tree` = S): no windows at all; the vector's chunks in K parts, each reduced along the
+whole ring's least tree translated to its root (`models.rooted_trees`). Only K translates
+share the ring, not one per class, so the least tree's 80-hop edges fit 64 channels; the
+reduce-scatter adds one scatter slot (two through relays where one does not fit), the
+all-reduce runs the trees forwards, the all-gather is the reduce-scatter reversed in time
+(a gather to the roots, then the trees forwards). The search meets them by their time
+floor first (`time_floor`): their build is most of their cost. Not under a per-node limit,
+not padded.
 
 **Sweep** (`sweep` = 1, all-reduce): the top level is not reduce-scattered and gathered but
 all-reduced by running sums swept both ways. After the levels below, node v holds its block's
