@@ -1438,16 +1438,11 @@ def _direct_flows(
 
 
 @dataclass(eq=False)
-class SynthAllGather(_Windowed):
-    """All-gather: the window levels top-down (pipelines, direct or a tree at the lowest),
-    or, with `roots`, the reduce-scatter's rooted trees reversed in time: each owner sends
-    its item to its part's root in one slot, then every part's items go out along the whole
-    ring's least tree from its root (`models.rooted_trees`). Few channels make the window
-    levels slow on small items, one pipeline stride a slot (N = 1024, w = 8, 1 KiB items:
-    8 x 128, 65 slots, 1.666 ms); the rooted trees take their least depth that fits."""
+class _ScatterRooted(_Windowed):
+    """The window levels, and the rooted trees with the reduce-scatter's scatter (the
+    all-gather's gather, the same slots reversed): what the reduce-scatter and the all-gather
+    share of `roots` and `mirror`."""
 
-    collective: ClassVar[Collective] = Collective.ALLGATHER
-    name: ClassVar[str] = "synth"
     params: ClassVar[tuple[ParamSpec, ...]] = (*_Windowed.params, ROOTS_PARAM, MIRROR_PARAM)
 
     def fill_defaults(self, ring: Ring, given: Params) -> Params:
@@ -1477,13 +1472,27 @@ class SynthAllGather(_Windowed):
         return _rooted_time_floor(ring, raw, self.hop_limit, sizes, hardware,
                                   self.data_per_message(ring, raw), phases=1)
 
-    def data_per_message(self, ring: Ring, params: Params) -> int:
-        return int_param(params, "pieces")
-
     def _stage_count(self, ring: Ring, params: Params) -> int:
         if _roots(params):
             return _tree(params) + len(_rooted(ring, params, self.hop_limit, True).scatter)
         return super()._stage_count(ring, params)
+
+
+@dataclass(eq=False)
+class SynthAllGather(_ScatterRooted):
+    """All-gather: the window levels top-down (pipelines, direct or a tree at the lowest),
+    or, with `roots`, the reduce-scatter's rooted trees reversed in time: each owner sends
+    its item to its part's root in one slot, then every part's items go out along the whole
+    ring's least tree from its root (`models.rooted_trees`). Few channels make the window
+    levels slow on small items, one pipeline stride a slot (N = 1024, w = 8, 1 KiB items:
+    8 x 128, 65 slots, 1.666 ms); the rooted trees take their least depth that fits."""
+
+    collective: ClassVar[Collective] = Collective.ALLGATHER
+    name: ClassVar[str] = "synth"
+
+    def data_per_message(self, ring: Ring, params: Params) -> int:
+        return int_param(params, "pieces")
+
 
     def _stages(self, ring: Ring, params: Params) -> list[Stage]:
         if _roots(params):
@@ -2053,7 +2062,7 @@ def _reduce_flows(ring: Ring, found: list[Level], pieces: int) -> list[StageFlow
 
 
 @dataclass(eq=False)
-class SynthReduceScatter(_Windowed):
+class SynthReduceScatter(_ScatterRooted):
     """Reduce-scatter: the all-reduce's first half, levels bottom-up (pipelines or direct).
     The message is each node's vector, cut into N chunks; chunk i ends summed at node i. In
     S slots each chunk's contributions meet at its owner on an in-tree of at least F(N, S)
@@ -2062,43 +2071,10 @@ class SynthReduceScatter(_Windowed):
     collective: ClassVar[Collective] = Collective.REDUCESCATTER
     name: ClassVar[str] = "synth"
     padded: ClassVar[bool] = False  # chunk i ends at node i: N chunks, no virtual positions
-    params: ClassVar[tuple[ParamSpec, ...]] = (*_Windowed.params, ROOTS_PARAM, MIRROR_PARAM)
-
-    def fill_defaults(self, ring: Ring, given: Params) -> Params:
-        return _rooted_defaults(ring, given, super().fill_defaults(ring, given), self.hop_limit)
-
-    def refusal(self, ring: Ring, params: Params) -> str | None:
-        mirrored = _mirror_refusal(params)
-        if mirrored is not None:
-            return mirrored
-        if _roots(params):
-            return _Synthesized.refusal(self, ring, params) or _rooted_refusal(
-                ring, params, self.hop_limit, self._node_limit(), scatter=True)
-        return super().refusal(ring, params)
-
-    def shape_candidates(self, ring: Ring) -> Iterator[Params]:
-        """The window shapes, then the rooted trees (`_rooted_variants`; not under a
-        per-node limit)."""
-        yield from super().shape_candidates(ring)
-        if self._node_limit() is None:
-            yield from _rooted_variants(ring, self.hop_limit, {}, phases=1)
-
-    def time_floor(
-        self, ring: Ring, raw: Params, sizes: Sequence[float], hardware: Hardware
-    ) -> tuple[int, list[float]] | None:
-        if not _roots(raw) or self._node_limit() is not None:
-            return None
-        return _rooted_time_floor(ring, raw, self.hop_limit, sizes, hardware,
-                                  self.data_per_message(ring, raw), phases=1)
-
     def data_per_message(self, ring: Ring, params: Params) -> int:
         """The vector is cut into N chunks (chunk c ends reduced at node c), each into pieces."""
         return ring.nodes * int_param(params, "pieces")
 
-    def _stage_count(self, ring: Ring, params: Params) -> int:
-        if _roots(params):
-            return _tree(params) + len(_rooted(ring, params, self.hop_limit, True).scatter)
-        return super()._stage_count(ring, params)
 
     def _stages(self, ring: Ring, params: Params) -> list[Stage]:
         if _roots(params):
