@@ -120,14 +120,16 @@ def _allreduce(schedule: Schedule, owned_only: bool = False) -> tuple[int, int]:
     n, chunks = schedule.nodes, schedule.data_count
     rng = np.random.default_rng(20231)
     keys = rng.integers(0, 2**63, size=(n, chunks), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
-    # register -> (count, fingerprint) per (node, chunk); scratch registers start empty and
-    # are made when a flow first names them (most schedules use register 0 only)
-    count = {0: np.ones((n, chunks), dtype=np.int64)}
-    fingerprint = {0: keys.copy()}
+    # register -> (count, fingerprint) per (node, chunk), flat at node * chunks + chunk (one
+    # index array instead of two: the tests simulate thousands of schedules); scratch
+    # registers start empty and are made when a flow first names them (most schedules use
+    # register 0 only)
+    count = {0: np.ones(n * chunks, dtype=np.int64)}
+    fingerprint = {0: keys.reshape(-1).copy()}
     total_count = n
     total_fingerprint = keys.sum(axis=0, dtype=np.uint64)
     # (node, chunk) where a complete sum was formed by adding (a lone node: its own)
-    formed = np.full((n, chunks), n == 1)
+    formed = np.full(n * chunks, n == 1)
 
     def complete(counts: np.ndarray, prints: np.ndarray, c: np.ndarray) -> np.ndarray:
         """Which of these sums (of chunks c) hold every contribution once."""
@@ -136,14 +138,16 @@ def _allreduce(schedule: Schedule, owned_only: bool = False) -> tuple[int, int]:
 
     def register(k: int) -> None:
         if k not in count:
-            count[k] = np.zeros((n, chunks), dtype=np.int64)
-            fingerprint[k] = np.zeros((n, chunks), dtype=np.uint64)
+            count[k] = np.zeros(n * chunks, dtype=np.int64)
+            fingerprint[k] = np.zeros(n * chunks, dtype=np.uint64)
 
     moved = 0
     for t, flow in enumerate(schedule.flows):
         s, r, c = flow.senders, flow.receivers, flow.data
+        source = s.astype(np.int64) * chunks + c  # int64: N = 8192 x 262144 data > 2^31
+        target = r.astype(np.int64) * chunks + c
         if flow.reads is None:
-            sent_count, sent_fp = count[0][s, c], fingerprint[0][s, c]
+            sent_count, sent_fp = count[0][source], fingerprint[0][source]
         else:
             sent_count = np.zeros(len(c), dtype=np.int64)
             sent_fp = np.zeros(len(c), dtype=np.uint64)
@@ -151,8 +155,8 @@ def _allreduce(schedule: Schedule, owned_only: bool = False) -> tuple[int, int]:
                 named = (flow.reads >> k) & 1 == 1
                 if named.any():
                     register(k)
-                    sent_count[named] += count[k][s[named], c[named]]
-                    sent_fp[named] += fingerprint[k][s[named], c[named]]
+                    sent_count[named] += count[k][source[named]]
+                    sent_fp[named] += fingerprint[k][source[named]]
         writes = np.zeros(len(c), dtype=np.int64) if flow.writes is None else flow.writes
         setting = flow.reduction == Reduction.SET
         if flow.reduction == Reduction.COPY:
@@ -163,7 +167,7 @@ def _allreduce(schedule: Schedule, owned_only: bool = False) -> tuple[int, int]:
             copy = flow.copies.astype(bool)
         else:
             raise DataFlowError(f"stage {t + 1}: all-reduce flow without ADD, SET or COPY")
-        incomplete = copy & ~complete(sent_count, sent_fp, c)
+        incomplete = copy & ~complete(sent_count, sent_fp, c) if copy.any() else copy
         if incomplete.any():
             i = int(np.flatnonzero(incomplete)[0])
             raise DataFlowError(
@@ -174,9 +178,9 @@ def _allreduce(schedule: Schedule, owned_only: bool = False) -> tuple[int, int]:
         if replacing.any() and not (copy.all() and flow.writes is None):
             # a register replaced in a stage takes that value only: no addition lands there,
             # nor (SET) a second partial sum
-            target = (writes * n + r) * chunks + c
-            put = target[replacing]
-            others = target[~replacing]  # none in a pure COPY stage: nothing to intersect
+            slot = writes * (n * chunks) + target
+            put = slot[replacing]
+            others = slot[~replacing]  # none in a pure COPY stage: nothing to intersect
             clash = np.intersect1d(put, others) if len(others) else others
             if setting and not len(clash):
                 values, seen = np.unique(put, return_counts=True)
@@ -188,22 +192,31 @@ def _allreduce(schedule: Schedule, owned_only: bool = False) -> tuple[int, int]:
                     f"stage {t + 1}: node {node} receives chunk {chunk} in register {k} both "
                     "as a replacement and as another value"
                 )
-        for k in np.unique(writes).tolist():
+        groups = ([(0, None)] if flow.writes is None
+                  else [(k, writes == k) for k in np.unique(writes).tolist()])
+        for k, here in groups:  # per register written (most flows: register 0 only)
             register(k)
-            here = writes == k
-            add, put = here & ~replacing, here & replacing
-            ar, ac = r[add], c[add]
-            # adding one complete sum into an empty register only copies it; any other
-            # addition that completes a sum forms it here
-            copied = (count[k][ar, ac] == 0) & complete(sent_count[add], sent_fp[add], ac)
-            np.add.at(count[k], (ar, ac), sent_count[add])
-            np.add.at(fingerprint[k], (ar, ac), sent_fp[add])
-            made = complete(count[k][ar, ac], fingerprint[k][ar, ac], ac) & ~copied
-            formed[ar[made], ac[made]] = True
-            count[k][r[put], c[put]] = sent_count[put]
-            fingerprint[k][r[put], c[put]] = sent_fp[put]
+            add = ~replacing if here is None else here & ~replacing
+            if add.any():
+                whole = bool(add.all())  # no mask to apply: the common pure-ADD stage
+                at = target if whole else target[add]
+                ac = c if whole else c[add]
+                added = sent_count if whole else sent_count[add]
+                added_fp = sent_fp if whole else sent_fp[add]
+                # adding one complete sum into an empty register only copies it; any other
+                # addition that completes a sum forms it here
+                copied = (count[k][at] == 0) & complete(added, added_fp, ac)
+                np.add.at(count[k], at, added)
+                np.add.at(fingerprint[k], at, added_fp)
+                made = complete(count[k][at], fingerprint[k][at], ac) & ~copied
+                formed[at[made]] = True
+            put = replacing if here is None else here & replacing
+            if put.any():
+                count[k][target[put]] = sent_count[put]
+                fingerprint[k][target[put]] = sent_fp[put]
         moved += len(c)
-    wrong = ~complete(count[0], fingerprint[0], np.arange(chunks))
+    final_count = count[0].reshape(n, chunks)
+    wrong = ~complete(final_count, fingerprint[0].reshape(n, chunks), np.arange(chunks))
     if owned_only:
         if chunks != n * schedule.pieces:
             raise DataFlowError(
@@ -215,10 +228,10 @@ def _allreduce(schedule: Schedule, owned_only: bool = False) -> tuple[int, int]:
     if wrong.any():
         node, chunk = np.argwhere(wrong)[0]
         raise DataFlowError(
-            f"after all stages node {node} chunk {chunk} holds {count[0][node, chunk]} "
+            f"after all stages node {node} chunk {chunk} holds {final_count[node, chunk]} "
             f"contributions (or the wrong ones); expected each of the {total_count} once"
         )
-    return moved, int(formed.sum(axis=0).max(initial=0))
+    return moved, int(formed.reshape(n, chunks).sum(axis=0).max(initial=0))
 
 
 @dataclass(frozen=True)

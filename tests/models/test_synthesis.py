@@ -51,10 +51,11 @@ def shapes(family: type, nodes: int) -> list[tuple[int, ...]]:
 
 def demands(stage: Stage) -> list[tuple[int, int, int]]:
     """(source, destination, count) with the directions merged, as the schedule states them."""
-    out: dict[tuple[int, int], int] = {}
-    for s, d, k in zip(stage.sources, stage.destinations, stage.counts, strict=True):
-        out[(int(s), int(d))] = out.get((int(s), int(d)), 0) + int(k)
-    return sorted((s, d, k) for (s, d), k in out.items())
+    n = stage.nodes
+    pairs, merged = np.unique(stage.sources.astype(np.int64) * n + stage.destinations,
+                              return_inverse=True)
+    counts = np.bincount(merged, weights=stage.counts, minlength=len(pairs)).astype(np.int64)
+    return list(zip((pairs // n).tolist(), (pairs % n).tolist(), counts.tolist(), strict=True))
 
 
 def check(
