@@ -82,7 +82,7 @@ def relayed_flow(
     out = []
     # every hop moves the same data from the previous hop's receivers: each array made once
     # and frozen (read-only), so the hops share them instead of copying (TRA relayed within
-    # 80 hops at N = 4096: 126 rounds of up to 4096 x 4095 blocks)
+    # 80 hops at N = 4096: 126 rounds relayed, the test's simulation 26.4 -> 13.2 s)
     at, data = frozen(flow.senders[moving]), frozen(flow.data[moving])
     node = s_node[moving]
     receiving_rank = rank[moving]
