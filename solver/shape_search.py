@@ -830,6 +830,9 @@ def search_best_shape(
                 if not search.can_win(candidate):
                     floored += 1
                     continue
+                if search.out_of_time():  # building it is the cost
+                    search.cut = search.cut or "time budget reached while building candidates"
+                    break
                 outcome = bound(candidate.params)
                 if outcome is None:
                     continue

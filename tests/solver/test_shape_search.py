@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from models.algorithms.base import Algorithm, Params
+from models.algorithms.base import Algorithm, Collective, Params
 from models.algorithms.catalog import get_algorithm
 from models.errors import AlgorithmRefusedError
 from models.optics import OpticalParameters
@@ -136,6 +136,41 @@ def test_bounding_pauses_at_its_share_of_the_budget_to_solve_then_resumes(
         assert found.by_message[i].timings[i].time_s == pytest.approx(
             best.timings[i].time_s, rel=1e-12
         )
+
+
+def test_shapes_known_by_their_floor_are_not_built_past_the_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A shape known by its time floor is built when its floor comes up; once the budget is
+    spent no more are built (each build is the cost: 0.1 s a rooted tree at N = 2048), and
+    the report says the search was cut."""
+    import time
+
+    import solver.shape_search as shape_search
+    from models.synthesis import synthesized
+
+    algorithm = synthesized(Collective.ALLREDUCE, hop_limit=8)
+    ring = Ring(64, 1, 4)
+    rooted = [raw for raw in algorithm.shape_candidates(ring) if "roots" in raw]
+    assert len(rooted) > 1
+    budget = 2.0
+    built: list[Params] = []
+    bounded = shape_search._bounded
+
+    def slow(algorithm: Algorithm, ring: Ring, params: Params, *args: Any) -> Any:
+        if "roots" in params:  # the first build takes the whole budget
+            built.append(params)
+            if len(built) == 1:
+                time.sleep(budget)
+        return bounded(algorithm, ring, params, *args)
+
+    paper = plan_algorithm(algorithm, ring, algorithm.paper_shape(ring), SIZES, Hardware())
+    monkeypatch.setattr(shape_search, "_bounded", slow)
+    found = search_best_shape(algorithm, ring, SIZES, Hardware(), SolveOptions(), budget, paper)
+    assert len(built) == 1
+    assert not found.report.exhaustive
+    assert "budget" in found.report.note
+    assert found.report.seconds < budget + 1.0
 
 
 OPTICS = OpticalParameters(pass_loss_db_per_node=1.5)  # reach: 5 hops (eq. 6)
