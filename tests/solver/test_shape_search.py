@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -171,6 +172,59 @@ def test_shapes_known_by_their_floor_are_not_built_past_the_budget(
     assert not found.report.exhaustive
     assert "budget" in found.report.note
     assert found.report.seconds < budget + 1.0
+
+
+def test_a_far_incumbent_is_replaced_before_any_shape_is_built_from_its_floor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With the incumbent (synth's default single level) more than FAR_FROM_BOUNDS times the
+    least bound, the most promising shape bounded already is solved before any shape known
+    by its floor is built (a rooted tree's build and solve can take the rest of the budget);
+    the search still finds what it finds without that."""
+    import solver.shape_search as shape_search
+    from models.synthesis import synthesized
+
+    algorithm = synthesized(Collective.ALLREDUCE, hop_limit=8)
+    ring = Ring(64, 1, 4)
+    sizes = (1048576.0,)  # the rooted trees' floors lie below every window shape's bound
+    events: list[str] = []
+    bounded = shape_search._bounded
+
+    def spy_bound(algorithm: Algorithm, ring: Ring, params: Params, *args: Any) -> Any:
+        if "roots" in params:
+            events.append("built")
+        return bounded(algorithm, ring, params, *args)
+
+    solve = shape_search._Search.solve
+
+    def spy_solve(self: Any, params: Params, options: SolveOptions) -> AlgorithmPlan:
+        events.append("solved")
+        return solve(self, params, options)
+
+    paper = plan_algorithm(algorithm, ring, algorithm.paper_shape(ring), sizes, Hardware())
+    least = min(
+        shape_search._bounded(
+            algorithm, ring, algorithm.resolve(ring, raw), sizes, Hardware(), shape_search.Bounds()
+        ).time_bounds[0]
+        for raw in algorithm.shape_candidates(ring)
+        if "roots" not in raw
+    )
+    assert paper.timings[0].time_s > shape_search.FAR_FROM_BOUNDS * least  # the case above
+    monkeypatch.setattr(shape_search, "_bounded", spy_bound)
+    monkeypatch.setattr(shape_search._Search, "solve", spy_solve)
+    found = search_best_shape(algorithm, ring, sizes, Hardware(), SolveOptions(), 120.0, paper)
+    assert "built" in events
+    assert events.index("solved") < events.index("built")
+    # without it (no incumbent is far): the same answer, found in bound order
+    monkeypatch.setattr(shape_search, "FAR_FROM_BOUNDS", math.inf)
+    events.clear()
+    unhurried = search_best_shape(algorithm, ring, sizes, Hardware(), SolveOptions(), 120.0, paper)
+    assert events.index("built") < events.index("solved")
+    assert found.report.exhaustive and unhurried.report.exhaustive
+    for i in range(len(sizes)):
+        assert found.by_message[i].timings[i].time_s == pytest.approx(
+            unhurried.by_message[i].timings[i].time_s, rel=1e-12
+        )
 
 
 OPTICS = OpticalParameters(pass_loss_db_per_node=1.5)  # reach: 5 hops (eq. 6)
