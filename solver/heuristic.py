@@ -103,10 +103,12 @@ def colour_direction(
 
 
 def heuristic_assignment(
-    stage: Stage, routing: Routing, stop_at: float | None = None
+    stage: Stage, routing: Routing, stop_at: float | None = None, enough: int = 0
 ) -> Assignment:
     """Colour a routed stage; see the module docstring. With `stop_at`, the sweep raises
-    HeuristicTimeout past it (callers that have another assignment to fall back on)."""
+    HeuristicTimeout past it (callers that have another assignment to fall back on). The
+    other colourings are tried while a direction takes more colours than its load and than
+    `enough` (a caller that needs only steps: the colours its proven slots allow)."""
     n = stage.nodes
     s, d = stage.sources, stage.destinations
     parts = []
@@ -116,13 +118,14 @@ def heuristic_assignment(
     ):
         used = np.flatnonzero(units > 0)
         runs, colours = colour_direction(n, lo[used], length[used], units[used], load, stop_at)
-        if colours > load.max(initial=0) and int(units[used].sum()) <= _MODULAR_LIMIT:
+        target = max(int(load.max(initial=0)), enough)
+        if colours > target and int(units[used].sum()) <= _MODULAR_LIMIT:
             alt_runs, alt_colours = modular_direction(n, lo[used], length[used], units[used], load)
             if alt_runs and alt_colours < colours:
                 runs, colours = alt_runs, alt_colours
-        if colours > load.max(initial=0) and len(used) <= _TILING_LIMIT:
+        if colours > target and len(used) <= _TILING_LIMIT:
             for other in (tile_direction, pack_direction, first_fit_direction):
-                if colours <= load.max(initial=0):
+                if colours <= target:
                     break
                 alt_runs, alt_colours = other(n, lo[used], length[used], units[used])
                 if alt_colours < colours:

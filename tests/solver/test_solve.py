@@ -160,3 +160,25 @@ def test_exact_refuses_oversized_model() -> None:
     n = 201  # odd: not built by solver.constructions
     with pytest.raises(LimitExceededError, match="use --method heuristic"):
         solve_stage(Ring(n), all_to_all(n), SolveOptions(method=Method.EXACT, time_limit_s=5.0))
+
+
+def test_a_steps_only_solve_keeps_a_colouring_within_its_slots() -> None:
+    """Without proving channels (the shape search's candidates), a colouring that takes no
+    more slots than the bound allows is kept as it is: the heuristic's other colourings,
+    which would reach the load here, are not tried. Proving channels, they are."""
+    demands = [(6, 7, 3), (4, 6, 3), (4, 0, 1), (5, 3, 2), (4, 5, 3), (7, 4, 2), (6, 4, 1)]
+    s, d, k = (list(v) for v in zip(*demands, strict=True))
+    stage = Stage.from_demands(8, s, d, k, [Direction.CW] * len(demands))
+    load = np.zeros(8, dtype=int)  # clockwise arcs: link i joins node i to i + 1
+    for a, b, units in demands:
+        for j in range((b - a) % 8):
+            load[(a + j) % 8] += units
+    assert load.max() == 7
+    ring = Ring(8, 1, 16)  # one slot holds 16 colours a direction
+    proven = solve_stage(ring, stage, SolveOptions(Method.AUTO, 10.0))
+    steps_only = solve_stage(ring, stage, SolveOptions(Method.AUTO, 10.0, prove_channels=False))
+    for result in (proven, steps_only):
+        validate(stage, result.assignment)
+        assert result.steps == 1 and result.lower_bound == 7
+    assert proven.chi == 7 and proven.status == "optimal"
+    assert 7 < steps_only.chi <= 16 and steps_only.status == "feasible"
