@@ -71,10 +71,16 @@ class Formula:
         return self.at(self.function(*args), other, note)
 
     def at(self, value: Value, alternative: Value = None, note: str = "") -> ClosedForm:
-        """This formula with values computed by the caller (e.g. the case a shape is in)."""
+        """This formula with values computed by the caller (e.g. the case a shape is in). A
+        whole value is an integer (NE's N / 2 at N = 16 is 8 steps, not 8.0)."""
         return ClosedForm(
-            self.quantity, self.text, self.source, value, alternative, note, self.unit
+            self.quantity, self.text, self.source, _whole(value), _whole(alternative), note,
+            self.unit,
         )
+
+
+def _whole(value: Value) -> Value:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def ceil_log(base: int, value: int) -> int:

@@ -33,6 +33,8 @@ _SIZE = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*")
 def parse_size(text: str) -> float:
     """A message size as people write it: '65536', '1e6', '64KiB', '1 MiB', '4MB' (SI units
     are powers of 10, binary ones powers of 2; what `size_text` prints reads back)."""
+    if text.strip().startswith("-"):
+        raise InvalidInputError(f"--message-bytes {text!r}: a size must be positive (e.g. 1MiB)")
     match = _SIZE.fullmatch(text)
     unit = match.group(2).lower() if match else ""
     if match is None or unit not in ("", *UNITS):
@@ -178,6 +180,13 @@ def plan_text(result: PlanResult) -> str:
         out.append(line)
     out += _achievable_lines(result)
     for p in result.algorithms:
+        if p.claimed is not None and p.claimed.value is None and p.claimed.note:
+            # a closed form of another shape (WRHT's all-gather): said, never set against
+            # this row's true steps
+            out.append(
+                f"{p.algorithm}: {p.claimed.note}; the paper's shape takes "
+                f"{p.shapes.paper.true_steps} true steps"
+            )
         if p.shapes.paper_beyond_hop_limit is not None:
             out.append(
                 f"{p.algorithm}: its paper shape breaks the hop limit ("

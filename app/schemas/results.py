@@ -127,6 +127,11 @@ def parameter_values(params: Params) -> ParameterValues:
 
 class ShapeSummary(BaseModel):
     parameters: ParameterValues
+    claimed_steps: Number | None = Field(
+        default=None,
+        description="the paper's closed form for this shape, when it has one counting optical "
+        "steps (WRHT's all-gather form counts only the paper's shape)",
+    )
     true_steps: int
     steps_lower_bound: int
     steps_optimal: bool
@@ -137,6 +142,7 @@ class ShapeSummary(BaseModel):
     def of(cls, plan: AlgorithmPlan) -> ShapeSummary:
         return cls(
             parameters=parameter_values(plan.params),
+            claimed_steps=plan.claimed_steps,
             true_steps=plan.true_steps,
             steps_lower_bound=plan.steps_lower_bound,
             steps_optimal=plan.steps_optimal,

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from models import closed_forms as cf
 from models.achievable import achievable_bound
 from models.ring import Hardware, Ring
 from tests.app.conftest import restart
@@ -55,6 +56,11 @@ def test_plan_compares_every_allgather_algorithm(client: TestClient) -> None:
         assert a["true_steps"] >= a["steps_lower_bound"]
         if a["algorithm"] == "synth":  # no paper, no claim
             assert a["claimed"] is None and a["steps_difference"] is None
+        elif a["parameters"] != a["shapes"]["paper"]["parameters"] and a["algorithm"] == "wrht":
+            # its form counts only the paper's shape: no claim for this one, none set against it
+            assert a["claimed"]["value"] is None and a["steps_difference"] is None
+            assert "claims" in a["claimed"]["note"]
+            assert a["shapes"]["paper"]["claimed_steps"] == cf.wrht_allgather_steps(8, 2)
         else:
             assert a["claimed"]["unit"] == "steps"
             assert a["steps_difference"] == a["true_steps"] - a["claimed_steps"]

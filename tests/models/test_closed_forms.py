@@ -133,3 +133,35 @@ def test_printed_values_disagree_exactly_where_documented() -> None:
         ("osm_allgather_steps", 2048, 128),
         ("hring_allreduce_steps", 407, 411),
     }
+
+
+def test_a_whole_claim_is_an_integer() -> None:
+    """NE's N / 2 at N = 16 is 8 steps, written 8 (not 8.0) wherever the claim is shown; a
+    fraction stays one."""
+    whole = cf.NE_ALLGATHER.evaluate(16)
+    assert whole.value == 8 and isinstance(whole.value, int)
+    half = cf.NE_ALLGATHER.at(7.5)
+    assert half.value == 7.5
+
+
+@pytest.mark.parametrize(("nodes", "wavelengths"), [(256, 16), (1024, 64), (16, 2)])
+def test_wrht_allgather_claims_only_for_the_papers_shape(nodes: int, wavelengths: int) -> None:
+    """The OpTree journal's form counts WRHT at m = 2w + 1 with the paper's levels: that
+    shape carries the claim; any other shape has none (a true count is never set against a
+    claim about another schedule), and its note gives the paper's."""
+    from models.algorithms.catalog import get_algorithm
+    from models.ring import Ring
+
+    algorithm = get_algorithm("allgather", "wrht")
+    ring = Ring(nodes, 1, wavelengths)
+    paper = algorithm.paper_shape(ring)
+    printed = cf.wrht_allgather_steps(nodes, wavelengths)
+    (claim,) = algorithm.closed_forms(ring, paper)
+    assert claim.value == printed and not claim.note
+    others = [algorithm.resolve(ring, raw) for raw in algorithm.shape_candidates(ring)]
+    others = [p for p in others if p != paper]
+    assert others
+    for params in others:
+        (claim,) = algorithm.closed_forms(ring, params)
+        assert claim.value is None and claim.alternative is None
+        assert f"claims {printed} steps" in claim.note
