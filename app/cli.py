@@ -207,9 +207,12 @@ def rwa_command(
 
 def _parse_params(raw: list[str]) -> dict[str, int | list[int]]:
     """--param key=value: one integer, or a list separated by commas or by 'x' as the plan's
-    shape column prints it (branching=4,4 or radices=4x4x16)."""
+    shape column prints it (branching=4,4 or radices=4x4x16). One --param may hold several
+    pairs separated by commas, as the shape column prints a shape
+    (radices=4x4,pieces=2,direct=1)."""
     params: dict[str, int | list[int]] = {}
-    for item in raw:
+    pairs = [pair for item in raw for pair in re.split(r",(?=[A-Za-z_]\w*=)", item)]
+    for item in pairs:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise InvalidInputError(f"--param {item!r}: write key=value, e.g. --param group=5")
@@ -276,7 +279,9 @@ def plan_command(
     param: Annotated[
         list[str],
         typer.Option(
-            "--param", help="key=value for the algorithm (a list as 4,4 or 4x4); repeatable"
+            "--param",
+            help="key=value for the algorithm (a list as 4,4 or 4x4); repeatable, or "
+            "several pairs as the shape column prints them (radices=4x4,pieces=2)",
         ),
     ] = [],  # noqa: B006
     fibers: Annotated[int, typer.Option(help="fibres per direction F")] = 1,

@@ -122,9 +122,13 @@ def install(app: FastAPI) -> None:
         errors = [_body_error(request, error, e) for e in error.errors()]
         first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
         where = ".".join(x for x in readable_loc(first["loc"]) if x != "body") or "body"
+        # a field that takes one of several kinds (max_lightpath_hops: a number or
+        # 'loss_budget') fails once per kind at the same place: the message names them all
+        alike = [e for e in errors if readable_loc(e["loc"]) == readable_loc(first["loc"])]
+        said = list(dict.fromkeys(error_text(e) for e in alike or [first]))
         body = ErrorBody(
             code="invalid_input",
-            message=f"{where}: {error_text(first)}",
+            message=f"{where}: {'; or '.join(said)}",
             detail={
                 "errors": [
                     {"loc": list[JsonValue](readable_loc(e["loc"])), "msg": error_text(e)}

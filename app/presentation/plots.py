@@ -155,6 +155,15 @@ def _series_label(row: SweepRow, *, with_nodes: bool) -> str:
     return f"{row.algorithm} ({', '.join(parts)})"
 
 
+SERIES_MARKERS = "os^Dv<>ph*"
+
+
+def _series_style(i: int) -> tuple[str, str]:
+    """Series i's colour and marker: matplotlib's 10 colours, then the next marker, so up to
+    100 curves differ in their legend (the steps plot's dashes mean 'claimed')."""
+    return f"C{i % 10}", SERIES_MARKERS[(i // 10) % len(SERIES_MARKERS)]
+
+
 def sweep_steps_figure(rows: Iterable[SweepRow]) -> Figure:
     """True steps (solid) and claimed steps (dashed, where the claim is in steps) against N,
     one curve per algorithm and every other coordinate of the grid."""
@@ -169,8 +178,8 @@ def sweep_steps_figure(rows: Iterable[SweepRow]) -> Figure:
     ax = fig.subplots()
     for i, (label, by_nodes) in enumerate(sorted(curves.items())):
         nodes = sorted(by_nodes)
-        colour = f"C{i % 10}"
-        ax.plot(nodes, [by_nodes[n][0] for n in nodes], "o-", color=colour, label=label)
+        colour, marker = _series_style(i)
+        ax.plot(nodes, [by_nodes[n][0] for n in nodes], marker + "-", color=colour, label=label)
         claims = [c for n in nodes if (c := by_nodes[n][1]) is not None]
         if len(claims) == len(nodes):
             ax.plot(nodes, claims, "x--", color=colour, alpha=0.6)
@@ -205,8 +214,8 @@ def sweep_time_figure(rows: Iterable[SweepRow]) -> Figure:
     ax = fig.subplots()
     for i, (label, by_size) in enumerate(sorted(curves.items())):
         sizes = sorted(by_size)
-        style = ("-", "--", ":", "-.")[(i // 10) % 4]
-        ax.plot(sizes, [by_size[s] for s in sizes], "o" + style, color=f"C{i % 10}", label=label)
+        colour, marker = _series_style(i)
+        ax.plot(sizes, [by_size[s] for s in sizes], marker + "-", color=colour, label=label)
     for label, by_size in sorted(bounds.items()):
         sizes = sorted(by_size)
         ax.plot(sizes, [by_size[s] for s in sizes], "k-", linewidth=2, alpha=0.7, label=label)

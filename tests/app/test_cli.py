@@ -407,7 +407,8 @@ def test_a_paper_shape_beyond_max_hops_is_said_in_the_table_and_the_csv() -> Non
 @pytest.mark.parametrize("collective", ["allreduce", "allgather"])
 def test_the_shape_column_reads_back_as_params(collective: str) -> None:
     """The table prints a shape's parameters the way --param reads them (lists as 4x6), without
-    synth's no-op `holders` / `centres`; planning that shape explicitly gives the same time."""
+    synth's no-op `holders` / `centres`; planning that shape explicitly, a --param per pair or
+    the whole shape in one, gives the same time."""
     plan = ("plan", "--collective", collective, "--nodes", "24", "--wavelengths", "4",
             "--message-bytes", "4MiB", "--algorithm", "synth")  # fmt: skip
     code, out, err = run(*plan)
@@ -417,10 +418,11 @@ def test_the_shape_column_reads_back_as_params(collective: str) -> None:
     shape, time_s = row[2], row[-2]
     assert "holders=" not in shape and "centres=" not in shape  # every residue holds here
     params = [arg for kv in shape.split(",") for arg in ("--param", kv)]
-    code, again, err = run(*plan, *params)
-    assert code == 0, err
-    row = again.splitlines()[1].split()
-    assert row[:3] == ["synth", "explicit", shape] and row[-2] == time_s
+    for given in (params, ["--param", shape]):  # a --param per pair, or the shape as printed
+        code, again, err = run(*plan, *given)
+        assert code == 0, err
+        row = again.splitlines()[1].split()
+        assert row[:3] == ["synth", "explicit", shape] and row[-2] == time_s
 
 
 @pytest.mark.parametrize(
@@ -676,3 +678,20 @@ def test_the_table_columns_stay_aligned_under_a_long_shape() -> None:
     head, *rows = out.splitlines()[:3]
     end = head.index("claimed") + len("claimed")  # right-aligned: every claim ends there
     assert [row[:end].rstrip()[-1] for row in rows] == ["6", "-"]  # ring's 126, synth's none
+
+
+@pytest.mark.parametrize(
+    ("given", "parsed"),
+    [
+        (["branching=4,4,4"], {"branching": [4, 4, 4]}),
+        (["radices=4x4x16"], {"radices": [4, 4, 16]}),
+        (["radices=4x4,pieces=2,direct=1"], {"radices": [4, 4], "pieces": 2, "direct": 1}),
+        (["branching=4,4,group=3", "levels=2"], {"branching": [4, 4], "group": 3, "levels": 2}),
+    ],
+)
+def test_param_pairs_and_lists(given: list[str], parsed: dict[str, object]) -> None:
+    """A comma starts another pair only where a key= follows it; otherwise it separates a
+    list's values."""
+    from app.cli import _parse_params
+
+    assert _parse_params(given) == parsed

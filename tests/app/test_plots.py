@@ -66,3 +66,17 @@ def test_reproduction_axes_label_their_points(value: float, in_bytes: bool, labe
     from app.reproduction.writer import _point_label
 
     assert _point_label(value, in_bytes) == label
+
+
+@pytest.mark.parametrize("figure", [sweep_time_figure, sweep_steps_figure])
+def test_every_curve_of_a_sweep_looks_different_in_the_legend(figure) -> None:
+    """More curves than matplotlib's 10 colours (the steps plot: 2 channel counts x 6
+    algorithms; the time plot: 3 rings more): no two share both colour and marker (12 series
+    on the 10 colours drew two pairs alike)."""
+    fig = figure(_rows(3))
+    (ax,) = fig.axes
+    handles, labels = ax.get_legend_handles_labels()
+    looks = {(h.get_color(), h.get_marker()) for h, label in zip(handles, labels, strict=True)
+             if not label.startswith("achievable")}  # fmt: skip
+    curves = sum(not label.startswith("achievable") for label in labels)
+    assert curves > 10 and len(looks) == curves

@@ -24,8 +24,10 @@ PLAN = {"ring": {"nodes": 8, "wavelengths_per_fiber": 2}, "collective": "allgath
         ({"message_sizes_bytes": [True]}, "message_sizes_bytes.0", "not true/false"),
         ({"message_sizes_bytes": ["4096"]}, "message_sizes_bytes.0", "not the string '4096'"),
         ({"ring": {"nodes": "8"}}, "ring.nodes", "not the string '8'"),
-        ({"max_lightpath_hops": 0}, "max_lightpath_hops", "greater than or equal to 1"),
-        ({"max_lightpath_hops": "x"}, "max_lightpath_hops", ""),
+        # a field of two kinds names both: a number of hops, or 'loss_budget'
+        ({"max_lightpath_hops": 0}, "max_lightpath_hops", "greater than or equal to 1; or"),
+        ({"max_lightpath_hops": "x"}, "max_lightpath_hops", "not the string 'x'; or"),
+        ({"max_lightpath_hops": "x"}, "max_lightpath_hops", "'loss_budget'"),
     ],
 )
 def test_plan_numbers_are_json_numbers(change: dict[str, object], where: str, says: str) -> None:

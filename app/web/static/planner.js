@@ -137,12 +137,15 @@
   function messageSizes(text) {
     const sizes = [];
     for (const item of text.split(/[,;]/).map((s) => s.trim()).filter(Boolean)) {
+      if (item.startsWith("-")) {
+        throw new Error(`message sizes: '${item}': a size must be positive (e.g. 1MiB)`);
+      }
       const m = /^([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)$/.exec(item);
       const unit = m ? m[2].toLowerCase() : "";
       if (!m || (unit && !(unit in UNITS))) {
         throw new Error(
-          `message sizes: '${item}': give bytes, or a number with B, KB, MB, GB, KiB, MiB or ` +
-            "GiB (e.g. 1MiB)",
+          `message sizes: '${item}': give bytes, or a number with B, kB, MB, GB, TB or ` +
+            "KiB, MiB, GiB, TiB (e.g. 1MiB; any case)",
         );
       }
       sizes.push(Number(m[1]) * (UNITS[unit] || 1));
