@@ -72,23 +72,28 @@ def colour_direction(
     order = np.flatnonzero(~through)
     order = order[np.lexsort((end[order], start[order]))]
     stop = float("inf") if stop_at is None else stop_at
-    for step, i in enumerate(order):
+    # One Python step per interval: plain lists and local names (numpy scalars cost several
+    # times a list item here; bench/colouring.py)
+    heappop, heappush = heapq.heappop, heapq.heappush
+    insort, bisect_left, append = bisect.insort, bisect.bisect_left, runs.append
+    swept = zip(order.tolist(), start[order].tolist(), end[order].tolist(),
+                mult[order].tolist(), strict=True)  # fmt: skip
+    for step, (arc, left, right, need) in enumerate(swept):
         if step % _CLOCK_EVERY == _CLOCK_EVERY - 1 and time.monotonic() > stop:
             raise HeuristicTimeout
-        left, right, need = int(start[i]), int(end[i]), int(mult[i])
         while releases and releases[0][0] <= left:
-            _, deadline, first, count = heapq.heappop(releases)
-            bisect.insort(pool, (deadline, first, count))
+            _, deadline, first, count = heappop(releases)
+            insort(pool, (deadline, first, count))
         while p_next < len(pending) and pending[p_next][0] <= left:
             _, deadline, first, count = pending[p_next]
-            bisect.insort(pool, (deadline, first, count))
+            insort(pool, (deadline, first, count))
             p_next += 1
-        at = bisect.bisect_left(pool, (right, -1, 0))
+        at = bisect_left(pool, (right, -1, 0))
         while need and at < len(pool):
             deadline, first, count = pool[at]
-            take = min(count, need)
-            runs.append((int(i), first, take))
-            heapq.heappush(releases, (right, deadline, first, take))
+            take = count if count < need else need
+            append((arc, first, take))
+            heappush(releases, (right, deadline, first, take))
             if take == count:
                 pool.pop(at)
             else:
@@ -96,8 +101,8 @@ def colour_direction(
                 at += 1
             need -= take
         if need:
-            runs.append((int(i), fresh, need))
-            heapq.heappush(releases, (right, _NEVER, fresh, need))
+            append((arc, fresh, need))
+            heappush(releases, (right, _NEVER, fresh, need))
             fresh += need
     return runs, fresh
 
