@@ -474,6 +474,12 @@ class _Search:
         optics' reach)."""
         return self.optics is not None and candidate.longest <= self.optics.reach
 
+    def lp_or_quick(self, stage: Stage) -> int:
+        """`_lp_or_quick` while the budget lasts, then the quick bounds alone (still a bound,
+        and kept only by this search): the LPs of a rooted all-reduce's 54 stages at
+        N = 4093 took 23 s, and a 30 s search ended at 40 s."""
+        return quick_bound(stage) if self.out_of_time() else _lp_or_quick(stage)
+
     def far_from(self, candidates: Sequence[_Candidate]) -> bool:
         """At some message size the fastest shape so far takes more than FAR_FROM_BOUNDS
         times the least bound of `candidates`."""
@@ -519,7 +525,9 @@ class _Search:
         if not tightened and algorithm.shift_rounds(ring, candidate.params) is None:
             # Second tier: per stage the LP of L* is at least its quick bound, so these
             # bounds are at least the first tier's.
-            tight = _stage_slots(algorithm, ring, candidate.params, _lp_or_quick, self.load_bounds)
+            tight = _stage_slots(
+                algorithm, ring, candidate.params, self.lp_or_quick, self.load_bounds
+            )
             candidate = _candidate(
                 algorithm,
                 ring,
