@@ -848,9 +848,9 @@ def search_best_shape(
             # An incumbent near the bounds before any shape is built from its floor: the
             # most promising of the shapes bounded already (cheap to solve) is solved first.
             # Synth's all-reduce at N = 2048, 64 MiB: its rooted trees' floors come first, are
-            # built in 5 s, and the first one's solve takes 14 s; a 10 s search was cut and
-            # answered the default single level (51.4 ms) where 8 x 8 x 32 with a sweep
-            # (solved in about a second) takes 1.708 ms.
+            # built in 5 s, and the first one's solve took 9 s; a 10 s search was cut and
+            # answered the default single level (51.4 ms); now 64 x 32 with a sweep (solved
+            # in about a second, 1.626 ms) answers when the search is cut.
             search.consider(built[0])
             search.settled.add(id(built[0]))
         while queue:
@@ -931,8 +931,8 @@ FINISH_SHARE = 0.85
 """Bounding that would end by this share of the budget (at its pace so far) is not paused."""
 FAR_FROM_BOUNDS = 2.0
 """While the fastest shape so far takes more than this many times the least bound of the
-shapes bounded, the most promising shape already built is solved before any shape known by
-its floor is built."""
+shapes bounded, the most promising shape with a bound of its own (not a floor) is solved
+before any shape known by its floor only is built."""
 
 
 def _bound_deferred(
