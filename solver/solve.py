@@ -72,7 +72,11 @@ def solve_stage(
     with `max_tx` / `max_rx`, steps come from a node-limited schedule (solver.node_limits) and
     `status` refers to those steps."""
     max_tx, max_rx = options.max_tx, options.max_rx
-    result = _solve_rwa(ring, stage, options.method, options.time_limit_s, options.prove_channels)
+    # a node-limited schedule's steps depend on the colour classes, not only on their count
+    fit_slots = not options.prove_channels and not max_tx and not max_rx
+    result = _solve_rwa(
+        ring, stage, options.method, options.time_limit_s, options.prove_channels, fit_slots
+    )
     if not max_tx and not max_rx:
         return result
     slots = node_limits.slots_lower_bound(
@@ -176,8 +180,15 @@ def _heuristic_or_padded(
 
 
 def _solve_rwa(
-    ring: Ring, stage: Stage, method: Method, time_limit_s: float, prove_channels: bool = True
+    ring: Ring,
+    stage: Stage,
+    method: Method,
+    time_limit_s: float,
+    prove_channels: bool = True,
+    fit_slots: bool = False,
 ) -> RwaResult:
+    """The stage's certified RWA. `fit_slots`: a colouring within the slots the bound allows
+    is enough (no node limits, channels not to be proven)."""
     started = time.monotonic()
     constructed = _constructed(ring, stage, started)
     if constructed is not None:
@@ -190,7 +201,7 @@ def _solve_rwa(
     # heuristic's other colourings would only lower chi (`channels_to_prove`). At N = 2048
     # they took 17 of the 45 s of synth's all-reduce search (64 MiB), 48 of the 85
     # directions that tried them already within their slots.
-    enough = 0 if prove_channels else channels * max(1, -(-lower // channels))
+    enough = channels * max(1, -(-lower // channels)) if fit_slots else 0
     assignment, timed_out = _heuristic_or_padded(stage, bound, time_limit_s, started, enough)
     chi = validate(stage, assignment).colours_used
     if timed_out:
