@@ -324,6 +324,14 @@ class ReproductionStore(JobStore[ReproductionRow]):
             session.flush()
             return self._document(session, row)
 
+    def page(
+        self, offset: int, limit: int, owner: str | None = None
+    ) -> tuple[int, list[ReproductionDocument]]:
+        """Newest first, as the plan and sweep stores page theirs."""
+        with self._sessions() as session:
+            total, rows = self._page(session, offset, limit, owner)
+            return total, [self._document(session, row) for row in rows]
+
     def finish(self, job_id: str, done: Reproduction) -> bool:
         body = [f.model_dump(mode="json") for f in done.findings]
         files, seconds = done.files, done.seconds

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, computed_field, field_validator
 
 from app.errors import ErrorBody
 from app.schemas.mirror import Mirror
-from app.schemas.requests import PlanRequest, ReproductionRequest
+from app.schemas.requests import PlanRequest, ReproductionRequest, ReproductionTarget
 from app.schemas.results import FindingResult, PlanResult
 from models.algorithms.base import Collective
 
@@ -79,6 +79,37 @@ class PlanPage(BaseModel):
     offset: int
     limit: int
     items: list[PlanSummary]
+
+
+class ReproductionSummary(BaseModel):
+    """Read off a `ReproductionDocument`: what it reproduces and its verdicts so far."""
+
+    id: str
+    status: JobStatus
+    created_at: datetime
+    seconds: float | None
+    targets: list[ReproductionTarget] | Literal["all"] = Field(
+        description="the papers it reproduces"
+    )
+    verdicts: dict[str, int] = Field(description="findings per verdict (empty until done)")
+
+    @classmethod
+    def of(cls, document: ReproductionDocument) -> ReproductionSummary:
+        return cls(
+            id=document.id,
+            status=document.status,
+            created_at=document.created_at,
+            seconds=document.seconds,
+            targets=document.request.targets,
+            verdicts=document.verdicts,
+        )
+
+
+class ReproductionPage(BaseModel):
+    total: int
+    offset: int
+    limit: int
+    items: list[ReproductionSummary]
 
 
 class ReproductionDocument(JobDocument):

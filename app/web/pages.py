@@ -40,7 +40,6 @@ from app.presentation.text import (
     no_reach_text,
     settings_text,
 )
-from app.schemas.documents import ReproductionDocument
 from app.schemas.requests import MAX_NODES, HardwareSpec, OpticsSpec
 from app.schemas.results import CatalogEntry
 from app.schemas.sweeps import RING_AXES
@@ -183,22 +182,13 @@ def reproduction_part(job_id: str, owner: str | None, offset: int) -> Markup:
     )
 
 
-class _Reproductions(ReproductionStore):
-    """The reproduction store with paging, as the plan and sweep stores have it."""
-
-    def page(self, limit: int, owner: str | None) -> tuple[int, list[ReproductionDocument]]:
-        with self._sessions() as session:
-            total, rows = self._page(session, 0, limit, owner)
-            return total, [self._document(session, row) for row in rows]
-
-
 def recent_part(owner: str | None) -> Markup:
     url = _url()
     return _render(
         "recent_part.html",
         plans=PlanStore(url).page(0, RECENT, owner, posted_only=True),
         sweeps=SweepStore(url).page(0, RECENT, owner),
-        reproductions=_Reproductions(url).page(RECENT, owner),
+        reproductions=ReproductionStore(url).page(0, RECENT, owner),
     )
 
 

@@ -39,6 +39,12 @@ def test_a_queued_reproduction_and_its_files(client: TestClient) -> None:
     )
     missing = client.get(f"{r.headers['Location']}/files/nope.txt")
     assert missing.status_code == 404 and "report.md" in missing.json()["message"]
+    # listed as plans and sweeps are, with its targets and verdicts
+    listed = client.get("/api/v1/reproductions", params={"limit": 5}).json()
+    assert listed["total"] == 1 and listed["limit"] == 5
+    (item,) = listed["items"]
+    assert item["id"] == doc["id"] and item["targets"] == ["tra"]
+    assert item["status"] == "done" and item["verdicts"] == doc["verdicts"]
 
 
 def test_bad_reproduction_requests(client: TestClient) -> None:

@@ -11,11 +11,16 @@ from fastapi.concurrency import run_in_threadpool
 from app.api.auth import Caller, caller
 from app.api.deps import admit, enqueue, get_reproductions
 from app.api.errors import BINARY, responses
-from app.api.params import FilePath, JobId
+from app.api.params import FilePath, JobId, Limit, Offset
 from app.errors import NotFoundError, NotReadyError
 from app.jobs.queue import stop, submit_reproduction
 from app.persistence.store import ReproductionStore
-from app.schemas.documents import JobStatus, ReproductionDocument
+from app.schemas.documents import (
+    JobStatus,
+    ReproductionDocument,
+    ReproductionPage,
+    ReproductionSummary,
+)
 from app.schemas.requests import ReproductionRequest
 
 router = APIRouter(prefix="/reproductions", tags=["reproductions"])
@@ -46,6 +51,19 @@ async def create_reproduction(
     await enqueue(row.id, submit_reproduction, store.delete)
     response.headers["Location"] = f"/api/v1/reproductions/{row.id}"
     return row
+
+
+@router.get("", response_model=ReproductionPage, responses=responses(422))
+def list_reproductions(
+    store: Store,
+    who: Who,
+    offset: Offset = 0,
+    limit: Limit = 20,
+) -> ReproductionPage:
+    """Stored reproductions, newest first: their targets, status and verdicts."""
+    total, found = store.page(offset, limit, who.owner)
+    items = [ReproductionSummary.of(d) for d in found]
+    return ReproductionPage(total=total, offset=offset, limit=limit, items=items)
 
 
 @router.delete("/{reproduction_id}", status_code=204, responses=responses(404, 422))
