@@ -23,6 +23,7 @@ RECORDED = {
     "sweep.json": "SweepDocument",
     "sweep_page.json": "SweepPage",
     "reproduction.json": "ReproductionDocument",
+    "reproduction_page.json": "ReproductionPage",
     "rwa_input.json": "RwaInput",
     "rwa.json": "RwaResponse",
     "catalog.json": "[CatalogEntry]",
@@ -154,6 +155,7 @@ def record() -> None:
                 time.sleep(0.5)
             answers["sweep.json"] = sweep
             answers["sweep_page.json"] = client.get("/api/v1/sweeps").json()
+            answers["reproduction_page.json"] = client.get("/api/v1/reproductions").json()
             reproduction["findings"] = reproduction["findings"][:3]
             answers["reproduction.json"] = reproduction
             stage = {"nodes": 6, "wavelengths": 2, "demands": [[0, 3, 2], [1, 4, 1, "cw"]]}

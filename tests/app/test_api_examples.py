@@ -12,7 +12,12 @@ from pydantic import TypeAdapter
 from app.api.examples import FOLDER, RECORDED
 from app.errors import ErrorBody
 from app.main import Health, app
-from app.schemas.documents import PlanDocument, PlanPage, ReproductionDocument
+from app.schemas.documents import (
+    PlanDocument,
+    PlanPage,
+    ReproductionDocument,
+    ReproductionPage,
+)
 from app.schemas.requests import RwaInput
 from app.schemas.results import CatalogEntry, RwaResponse
 from app.schemas.sweeps import SweepDocument, SweepPage
@@ -23,6 +28,7 @@ MODELS = {
     "SweepDocument": SweepDocument,
     "SweepPage": SweepPage,
     "ReproductionDocument": ReproductionDocument,
+    "ReproductionPage": ReproductionPage,
     "RwaInput": RwaInput,
     "RwaResponse": RwaResponse,
     "[CatalogEntry]": list[CatalogEntry],
