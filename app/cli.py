@@ -567,7 +567,7 @@ def serve_command(
             shutting_down.set()
             super().handle_exit(sig, frame)  # type: ignore[arg-type]
 
-    settings = _run(lambda: _serving(host))
+    settings = _run(lambda: _serving(host, port))
     config = uvicorn.Config(
         "app.main:app",
         host=host or settings.host,
@@ -578,9 +578,13 @@ def serve_command(
     Server(config).run()
 
 
-def _serving(host: str | None) -> Settings:
-    """Checks before `serve` starts: settings valid, keys set beyond loopback, database
-    reachable; each failure one line and an exit code."""
+def _serving(host: str | None, port: int | None) -> Settings:
+    """Checks before `serve` starts: settings valid, keys set beyond loopback, the port free,
+    database reachable; each failure one line and an exit code (a port in use is a setting
+    to change: 2, not uvicorn's exit after start-up)."""
+    import os
+    import socket
+
     from app.settings import LOOPBACK
 
     settings = _settings()
@@ -591,6 +595,17 @@ def _serving(host: str | None) -> Settings:
             "'Deploying'), or listen on 127.0.0.1"
         )
     _database(settings)
+    chosen = settings.port if port is None else port
+    family = socket.AF_INET6 if ":" in bind else socket.AF_INET
+    try:
+        with socket.create_server((bind, chosen), family=family):
+            pass
+    except OSError as error:
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        raise InvalidInputError(
+            f"cannot listen on {bind}:{chosen} ({reason}); choose another port with --port "
+            "or RWAOPT_PORT"
+        ) from None
     return settings
 
 

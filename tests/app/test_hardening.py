@@ -207,6 +207,28 @@ def test_a_refused_database_url_keeps_its_password_out_of_the_error(
     assert "database_url" in str(raised.value) and "secret" not in str(raised.value)
 
 
+def test_serve_on_a_port_in_use_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A port another process holds is a setting to change (exit 2, one line), not uvicorn's
+    start-up and shutdown logs ending in exit 3, which means an unreachable database."""
+    import socket
+
+    from typer.testing import CliRunner
+
+    from app.cli import cli
+
+    monkeypatch.setenv("RWAOPT_DATABASE_URL", f"sqlite:///{tmp_path}/busy.db")
+    get_settings.cache_clear()
+    with socket.create_server(("127.0.0.1", 0)) as held:
+        port = held.getsockname()[1]
+        result = CliRunner().invoke(cli, ["serve", "--port", str(port)])
+    get_settings.cache_clear()
+    assert result.exit_code == 2, result.output
+    assert result.output.count("\n") == 1
+    assert f"cannot listen on 127.0.0.1:{port} (Address already in use)" in result.output
+
+
 @pytest.mark.parametrize("port", ["0", "65536"])
 def test_serve_refuses_a_port_out_of_range(port: str) -> None:
     """--port 0 used to be taken for 'not given' (8000), 65536 to end in an OverflowError."""
