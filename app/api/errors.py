@@ -124,7 +124,8 @@ def install(app: FastAPI) -> None:
         where = ".".join(x for x in readable_loc(first["loc"]) if x != "body") or "body"
         # a field that takes one of several kinds (max_lightpath_hops: a number or
         # 'loss_budget') fails once per kind at the same place: the message names them all
-        alike = [e for e in errors if readable_loc(e["loc"]) == readable_loc(first["loc"])]
+        place = readable_loc(first["loc"])
+        alike = [e for e in errors if readable_loc(e["loc"]) == place]
         said = list(dict.fromkeys(error_text(e) for e in alike or [first]))
         body = ErrorBody(
             code="invalid_input",

@@ -81,7 +81,7 @@ class PlanPage(BaseModel):
     items: list[PlanSummary]
 
 
-class ReproductionSummary(BaseModel):
+class ReproductionSummary(Mirror):
     """Read off a `ReproductionDocument`: what it reproduces and its verdicts so far."""
 
     id: str
@@ -92,17 +92,6 @@ class ReproductionSummary(BaseModel):
         description="the papers it reproduces"
     )
     verdicts: dict[str, int] = Field(description="findings per verdict (empty until done)")
-
-    @classmethod
-    def of(cls, document: ReproductionDocument) -> ReproductionSummary:
-        return cls(
-            id=document.id,
-            status=document.status,
-            created_at=document.created_at,
-            seconds=document.seconds,
-            targets=document.request.targets,
-            verdicts=document.verdicts,
-        )
 
 
 class ReproductionPage(BaseModel):
@@ -120,6 +109,10 @@ class ReproductionDocument(JobDocument):
     files: list[str] = Field(
         default_factory=list, description="GET /api/v1/reproductions/{id}/files/{path}"
     )
+
+    @property
+    def targets(self) -> list[ReproductionTarget] | Literal["all"]:
+        return self.request.targets
 
     @computed_field  # type: ignore[prop-decorator]
     @property
