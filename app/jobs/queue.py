@@ -25,7 +25,7 @@ import logging
 import os
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -389,8 +389,9 @@ def worker_alive(settings: Settings) -> None:
 
 def _reap(settings: Settings, stopping: threading.Event) -> None:
     """Every heartbeat interval: retry (or fail) the jobs whose worker stopped heartbeating
-    (RQ's StartedJobRegistry clean-up, under RQ's own maintenance lock, so one worker at a
-    time does it). Runs in a thread of the worker's main process, so it goes on while that
+    (RQ's StartedJobRegistry clean-up, under a lease on RQ's maintenance key, so one worker
+    at a time does it, and a worker killed while it cleans blocks the others for a few
+    heartbeats only: `maintenance_lease`). Runs in a thread of the worker's main process, so it goes on while that
     worker waits for a long solve."""
     from redis import Redis
     from rq import Queue
@@ -403,12 +404,54 @@ def _reap(settings: Settings, stopping: threading.Event) -> None:
     registry = StartedJobRegistry(
         queue.name, connection=connection, death_penalty_class=TimerDeathPenalty
     )
+    lease = maintenance_lease_s(settings)
     while not stopping.wait(settings.worker_heartbeat_s):
         try:
-            if queue.acquire_maintenance_lock():
-                try:
+            with maintenance_lease(connection, queue.registry_cleaning_key, lease) as held:
+                if held:
                     registry.cleanup()
-                finally:
-                    queue.release_maintenance_lock()  # type: ignore[no-untyped-call]
         except Exception as error:  # Redis away for a moment: try again next interval
             log.warning("reaper: clean-up of %s failed (%s); trying again", queue.name, error)
+
+
+def maintenance_lease_s(settings: Settings) -> float:
+    """How long a reaper's hold on the maintenance key outlives its last renewal: three
+    heartbeats, at least 5 s (the holder renews it every third of that while it cleans)."""
+    return max(5.0, 3.0 * settings.worker_heartbeat_s)
+
+
+@contextlib.contextmanager
+def maintenance_lease(connection: Any, key: str, lease_s: float) -> Iterator[bool]:
+    """Hold Redis `key` (RQ's per-queue maintenance key, so RQ's own clean-ups are excluded
+    too) while the block runs, yielding whether it was free. RQ takes that key for 899 s and
+    releases it when it is done; a worker SIGKILLed mid-clean-up (the reaper cleans every
+    heartbeat) left it held for 15 minutes, and no job of a dead worker was retried in that
+    time. Here the hold is a redis-py lock of `lease_s` seconds renewed every third of that
+    by a thread of the holder: it ends within `lease_s` of the holder's death, and a long
+    clean-up (a failure callback waiting for the database) keeps it."""
+    from redis.exceptions import LockError, RedisError
+
+    lock = connection.lock(key, timeout=lease_s, blocking=False, thread_local=False)
+    if not lock.acquire(blocking=False):
+        yield False
+        return
+    done = threading.Event()
+
+    def renew() -> None:
+        while not done.wait(lease_s / 3):
+            try:
+                lock.reacquire()
+            except LockError:  # lost it (Redis away past the lease): nothing to renew
+                return
+            except RedisError:  # Redis away for a moment: renew at the next turn
+                continue
+
+    keeper = threading.Thread(target=renew, name="rwaopt-lease", daemon=True)
+    keeper.start()
+    try:
+        yield True
+    finally:
+        done.set()
+        keeper.join()
+        with contextlib.suppress(LockError):
+            lock.release()

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.jobs.queue import run_plan_job
+from app.jobs.queue import maintenance_lease, run_plan_job
 from app.persistence.store import PlanStore
 from app.schemas.documents import JobStatus
 from app.schemas.requests import PlanRequest
@@ -120,7 +120,12 @@ def test_an_idle_worker_heartbeats_within_the_health_checks_minute(
 
     settings = get_settings()
     connection = Redis.from_url(settings.redis_url)
-    (worker,) = Worker.all(queue=Queue(rq_env["RWAOPT_QUEUE_NAME"], connection=connection))
+    queue = Queue(rq_env["RWAOPT_QUEUE_NAME"], connection=connection)
+    deadline = time.monotonic() + 30  # the module's worker may still be starting
+    while not (workers := Worker.all(queue=queue)):
+        assert time.monotonic() < deadline, "the worker never registered"
+        time.sleep(0.2)
+    (worker,) = workers
     assert 0 < connection.ttl(worker.key) <= settings.worker_heartbeat_s + 15 + 60
 
 
@@ -282,3 +287,45 @@ def test_the_health_check_keeps_the_redis_password_out(monkeypatch: pytest.Monke
         get_settings.cache_clear()
     assert result.exit_code == 3 and "unreachable" in result.output
     assert "secret" not in result.output
+
+
+HOLDER = """
+import sys, time
+from redis import Redis
+from app.jobs.queue import maintenance_lease
+with maintenance_lease(Redis.from_url(sys.argv[1]), sys.argv[2], 1.0) as held:
+    print("held" if held else "free", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_a_reaper_killed_while_it_cleans_frees_the_maintenance_key_within_its_lease() -> None:
+    """RQ's maintenance lock lives 899 s: a worker SIGKILLed while its reaper held it stopped
+    every retry of a dead worker's job for 15 minutes (a sweep stuck with a point `running`).
+    The lease is renewed while its holder lives (still held after three leases) and ends
+    within a lease of its death."""
+    from redis import Redis
+
+    url = get_settings().redis_url
+    key = f"rwaopt-test-lease-{uuid.uuid4().hex[:8]}"
+    with subprocess.Popen(
+        [sys.executable, "-c", HOLDER, url, key], stdout=subprocess.PIPE, text=True
+    ) as holder:
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+            connection = Redis.from_url(url)
+            time.sleep(3.0)  # three leases: renewed, not expired
+            with maintenance_lease(connection, key, 1.0) as held:
+                assert not held
+            holder.kill()
+            holder.wait(timeout=10)
+            killed = time.monotonic()
+            while True:
+                with maintenance_lease(connection, key, 1.0) as held:
+                    if held:
+                        break
+                assert time.monotonic() - killed < 1.5, "the dead holder's lease did not end"
+                time.sleep(0.05)
+            assert connection.exists(key) == 0  # released on leaving the block
+        finally:
+            holder.kill()
