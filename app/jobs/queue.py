@@ -391,8 +391,8 @@ def _reap(settings: Settings, stopping: threading.Event) -> None:
     """Every heartbeat interval: retry (or fail) the jobs whose worker stopped heartbeating
     (RQ's StartedJobRegistry clean-up, under a lease on RQ's maintenance key, so one worker
     at a time does it, and a worker killed while it cleans blocks the others for a few
-    heartbeats only: `maintenance_lease`). Runs in a thread of the worker's main process, so it goes on while that
-    worker waits for a long solve."""
+    heartbeats only: `maintenance_lease`). Runs in a thread of the worker's main process, so
+    it goes on while that worker waits for a long solve."""
     from redis import Redis
     from rq import Queue
     from rq.registry import StartedJobRegistry
