@@ -23,7 +23,7 @@ from app.api import errors
 from app.api.auth import caller
 from app.api.examples import attach
 from app.api.glossary import describe
-from app.api.limits import BodyLimits, Cors
+from app.api.limits import BodyLimits, Cors, HeadAsGet
 from app.api.routes import algorithms, plans, reproductions, rwa, sweeps
 from app.jobs import pool, queue
 from app.jobs.queue import redis_reachable
@@ -119,6 +119,7 @@ def redoc_js() -> Response:
     return Response(_redoc_js(), media_type="application/javascript")
 
 
+app.add_middleware(HeadAsGet)
 app.add_middleware(Cors)
 app.add_middleware(BodyLimits)  # outermost: before anything reads a body
 

@@ -3,7 +3,9 @@
 `BodyLimits`: request bodies within bounds, read whole before FastAPI sees them: at most
 RWAOPT_MAX_BODY_BYTES (413, declared or chunked), and each chunk within RWAOPT_BODY_TIMEOUT_S of
 the previous one (408), so a huge or trickling body cannot hold memory or a connection; both
-answers in the error format. `Cors`: CORS for RWAOPT_CORS_ORIGINS, off by default."""
+answers in the error format. `Cors`: CORS for RWAOPT_CORS_ORIGINS, off by default. `HeadAsGet`:
+HEAD answered as GET without the body (RFC 9110 9.3.2), for uptime checks and link checkers
+(FastAPI routes GET only, so HEAD was a 405)."""
 
 from __future__ import annotations
 
@@ -102,3 +104,25 @@ class Cors:
                 expose_headers=["Location", "Retry-After"],
             )
         await self._built[origins](scope, receive, send)
+
+
+class HeadAsGet:
+    """A HEAD request runs as the GET of its path; the answer keeps its status and headers
+    (content-length included) and drops its body."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)

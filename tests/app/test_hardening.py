@@ -568,6 +568,20 @@ def test_405_lists_the_allowed_methods(env_client: tuple[TestClient, pytest.Monk
     assert r.status_code == 405 and set(r.headers["Allow"].split(", ")) == {"GET", "POST"}
 
 
+@pytest.mark.parametrize("path", ["/", "/health", "/api/v1/algorithms", "/openapi.json"])
+def test_head_is_answered_as_get_without_the_body(
+    env_client: tuple[TestClient, pytest.MonkeyPatch], path: str
+) -> None:
+    """Uptime checks and link checkers send HEAD: it was a 405 on every page."""
+    client, _ = env_client
+    got, head = client.get(path), client.head(path)
+    assert got.status_code == head.status_code == 200 and got.content
+    assert head.content == b""
+    assert head.headers["content-type"] == got.headers["content-type"]
+    assert head.headers["content-length"] == str(len(got.content))
+    assert client.head("/api/v1/plans/no-such-plan").status_code == 404  # as its GET
+
+
 def test_cors_is_off_by_default_and_configurable(
     env_client: tuple[TestClient, pytest.MonkeyPatch],
 ) -> None:
