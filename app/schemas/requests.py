@@ -298,14 +298,19 @@ class HardwareSpec(BaseModel):
 
 def one_or_many(value: object) -> str:
     """The tag of a `value | list[value]` union, chosen by shape, so a validation error names
-    the branch the value was meant for (a list's item, not "should be a valid integer")."""
-    return "values" if isinstance(value, list) else "value"
+    the branch the value was meant for (a list's item, not "should be a valid integer").
+    The tags are named as `readable_loc` drops them, so an error's place is the parameter
+    (`parameters.optree.branching`, not `...branching.value`)."""
+    return MANY if isinstance(value, list) else ONE
+
+
+ONE, MANY = "<one>", "<many>"  # one_or_many's tags
 
 
 ParameterInt = Number[Annotated[int, Field(ge=-MAX_NODES, le=MAX_NODES)]]
 ParameterValue = Annotated[
-    Annotated[ParameterInt, Tag("value")]
-    | Annotated[list[ParameterInt], Field(max_length=MAX_PARAMETER_VALUES), Tag("values")],
+    Annotated[ParameterInt, Tag(ONE)]
+    | Annotated[list[ParameterInt], Field(max_length=MAX_PARAMETER_VALUES), Tag(MANY)],
     Discriminator(one_or_many),
 ]
 AlgorithmParams = Annotated[dict[str, ParameterValue], Field(max_length=16)]

@@ -30,6 +30,8 @@ from pydantic.fields import FieldInfo
 
 from app.schemas.documents import JobDocument, JobStatus
 from app.schemas.requests import (
+    MANY,
+    ONE,
     PlanRequest,
     RingSpec,
     error_text,
@@ -57,7 +59,7 @@ def _axis(info: FieldInfo, name: str) -> tuple[Any, FieldInfo]:
     described = (info.description or name).rstrip(".")
     description = f"{described}. One value for every point, or a list of values to sweep over"
     axis = Annotated[
-        Annotated[value, Tag("value")] | Annotated[values, Tag("values")],  # type: ignore[valid-type]
+        Annotated[value, Tag(ONE)] | Annotated[values, Tag(MANY)],  # type: ignore[valid-type]
         Discriminator(one_or_many),
     ]
     if info.default_factory is not None:
