@@ -47,7 +47,7 @@ EXAMPLES = {
         "value": SMALL,
     },
     "allgather_1024": {
-        "summary": "every all-gather algorithm, N=1024, w=64 (about two minutes; "
+        "summary": "every all-gather algorithm, N=1024, w=64 (about 20 s; "
         "or set wait=false and poll)",
         "value": N1024,
     },
