@@ -68,6 +68,26 @@ def test_neighbour_counts_match_brute_force(case: tuple[Ring, Stage]) -> None:
     assert (rx <= table["hops"]).all() and (tx <= 1).all()
 
 
+@settings(max_examples=120, deadline=None)
+@given(st.data(), st.booleans())
+def test_ends_per_cell_match_a_count_either_way(data: st.DataObject, crowded: bool) -> None:
+    """`_ends_at` counts cells with np.bincount where lightpaths outnumber cells (`crowded`)
+    and keeps one index per cell otherwise: both say what a plain count says."""
+    from solver.feasibility import _ends_at
+
+    size = data.draw(st.integers(1, 30))
+    many = st.integers(size, 3 * size) if crowded else st.integers(1, size - 1 or 1)
+    count = data.draw(many)
+    cells = st.lists(st.integers(0, size - 1), min_size=count, max_size=count)
+    sources, destinations = np.array(data.draw(cells)), np.array(data.draw(cells))
+    active, shared, sends_twice = _ends_at(size, sources, destinations)
+    ends = [list(sources).count(c) + list(destinations).count(c) for c in range(size)]
+    sends = [list(sources).count(c) for c in range(size)]
+    assert active.tolist() == [e >= 1 for e in ends]
+    assert shared.tolist() == [e >= 2 for e in ends]
+    assert sends_twice.tolist() == [e >= 2 for e in sends]
+
+
 def all_to_all_table(ring: Ring) -> tuple[Stage, object]:
     n = ring.nodes
     stage = Stage.from_demands(n, *zip(*[(s, d) for s in range(n) for d in range(n)
