@@ -20,6 +20,7 @@ from models.errors import InvalidInputError, RwaoptError
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
+    from rich.console import Console
     from rich.progress import Progress, TaskID
 
     from app.settings import Settings
@@ -401,9 +402,10 @@ class LazyProgress:
     """A rich progress bar on stderr that appears only once a plan has run for `delay_s`
     seconds, so quick plans print nothing extra."""
 
-    def __init__(self, enabled: bool, delay_s: float = 1.5) -> None:
+    def __init__(self, enabled: bool, delay_s: float = 1.5, console: Console | None = None) -> None:
         self.enabled = enabled
         self.delay_s = delay_s
+        self.console = console
         self.started = time.monotonic()
         self.bar: Progress | None = None
         self.tasks: dict[str, TaskID] = {}
@@ -424,13 +426,15 @@ class LazyProgress:
 
             self.bar = Progress(
                 TextColumn("{task.description:<8}"),
-                BarColumn(),
+                # a named green when done: rich's own (rgb 114,156,31) becomes grey on a
+                # 16-colour terminal (TERM=xterm), so a finished bar looked untouched
+                BarColumn(finished_style="green"),
                 MofNCompleteColumn(),
                 TextColumn("stages"),
                 # since the plan started: a task's own clock starts at its first report,
                 # often its last too (rich's elapsed column read 0:00:00)
                 TextColumn("{task.fields[since]}"),
-                console=Console(stderr=True),
+                console=self.console or Console(stderr=True),
                 transient=False,
             )
             self.bar.start()

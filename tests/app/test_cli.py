@@ -654,6 +654,26 @@ def test_the_progress_bar_counts_from_the_plans_start() -> None:
     assert task.fields["since"].endswith(" s") and 3.0 <= float(task.fields["since"][:-2]) < 4
 
 
+def test_a_finished_bar_is_green_on_a_16_colour_terminal() -> None:
+    """Rich's finished colour, rgb(114,156,31), is grey (bright black) on a 16-colour
+    terminal (TERM=xterm): the bar of a finished algorithm looked untouched."""
+    import io
+
+    from rich.console import Console
+
+    from app.cli import LazyProgress
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, color_system="standard", width=100)
+    progress = LazyProgress(enabled=True, delay_s=0.0, console=console)
+    progress.update("ring", 3, 3)
+    assert progress.bar is not None
+    progress.bar.stop()
+    last = out.getvalue().rsplit("\r", 1)[-1]
+    assert "ring" in last and "3/3" in last
+    assert "\x1b[32m━" in last and "\x1b[90m━" not in last  # green, not grey
+
+
 def test_a_sweep_file_takes_sizes_as_the_command_line_does(tmp_path: Path) -> None:
     grid = tmp_path / "grid.yaml"
     grid.write_text(
