@@ -549,6 +549,14 @@ class ReproductionRequest(BaseModel):
     )
     quick: Bool = Field(default=False, description="smaller grids (about a minute)")
 
+    @field_validator("targets", mode="before")
+    @classmethod
+    def _all_in_a_list(cls, targets: object) -> object:
+        """["all"] (or "all" among names) means every paper, as `rwaopt reproduce all` does."""
+        if isinstance(targets, list) and "all" in targets:
+            return "all"
+        return targets
+
     @field_validator("targets")
     @classmethod
     def _once_each(

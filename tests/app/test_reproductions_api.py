@@ -6,6 +6,7 @@ import time
 from collections import Counter
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 
@@ -51,6 +52,19 @@ def test_bad_reproduction_requests(client: TestClient) -> None:
     r = client.post("/api/v1/reproductions", json={"targets": ["nature-2031"]})
     assert r.status_code == 422 and "targets" in r.json()["message"]
     assert client.get("/api/v1/reproductions/nope").status_code == 404
+
+
+@pytest.mark.parametrize("targets", [["all"], ["tra", "all"]])
+def test_all_in_a_list_of_targets_means_every_paper(targets: list[str]) -> None:
+    """`rwaopt reproduce all` (and `tra all`) asks for every paper; ["all"] in a body was a
+    422 that listed the five names without 'all'."""
+    from typing import get_args
+
+    from app.schemas.requests import ReproductionRequest, ReproductionTarget
+
+    request = ReproductionRequest(targets=targets)  # type: ignore[arg-type]
+    assert request.targets == "all"
+    assert request.chosen() == list(get_args(ReproductionTarget))
 
 
 def test_a_second_reproduction_reuses_the_stored_plan_summaries(
