@@ -424,9 +424,9 @@ def maintenance_lease_s(settings: Settings) -> float:
 def maintenance_lease(connection: Any, key: str, lease_s: float) -> Iterator[bool]:
     """Hold Redis `key` (RQ's per-queue maintenance key, so RQ's own clean-ups are excluded
     too) while the block runs, yielding whether it was free. RQ takes that key for 899 s and
-    releases it when it is done; a worker SIGKILLed mid-clean-up (the reaper cleans every
-    heartbeat) left it held for 15 minutes, and no job of a dead worker was retried in that
-    time. Here the hold is a redis-py lock of `lease_s` seconds renewed every third of that
+    releases it when it is done: a worker SIGKILLed mid-clean-up (the reaper cleans every
+    heartbeat) would leave it held for 15 minutes, and no job of a dead worker would be
+    retried in that time. Here the hold is a redis-py lock of `lease_s` seconds renewed every third of that
     by a thread of the holder: it ends within `lease_s` of the holder's death, and a long
     clean-up (a failure callback waiting for the database) keeps it."""
     from redis.exceptions import LockError, RedisError

@@ -13,6 +13,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -20,6 +21,7 @@ from sqlalchemy import func, select
 
 from app.persistence.database import session_factory
 from app.persistence.tables import PlanRow, SolutionRow
+from app.schemas.documents import JobStatus
 from app.settings import get_settings
 from tests.app.conftest import fresh_postgres
 
@@ -81,6 +83,13 @@ def _children(pid: int) -> list[int]:
     return [int(c) for c in path.read_text().split()] if path.exists() else []
 
 
+def _retried(sessions: Any) -> bool:
+    """A point that ran is queued again, or runs a second time."""
+    with sessions() as session:
+        rows = session.execute(select(PlanRow.status, PlanRow.attempts)).all()
+    return any(a >= 2 or (a >= 1 and status == JobStatus.QUEUED) for status, a in rows)
+
+
 def test_killed_worker_point_is_rerun_once_and_the_sweep_completes(
     rq_deployment: tuple[TestClient, list[subprocess.Popen[bytes]], str],
 ) -> None:
@@ -106,15 +115,20 @@ def test_killed_worker_point_is_rerun_once_and_the_sweep_completes(
     victim.wait(timeout=10)
     killed_at = time.monotonic()
 
+    # Within the bound the lost point is found dead and queued again: heartbeat + grace + a
+    # reaper interval, 1 + 3 + 1 s here (20 s allows for a loaded machine). How long the
+    # rest takes is the solves' time: under CI's parallel tests the re-run OSM point ran past
+    # the 90 s this test once allowed for the whole sweep, so completion gets 300 s.
+    sessions = session_factory(url)
+    while not _retried(sessions):
+        assert time.monotonic() - killed_at < 20, "the killed point was not queued again"
+        time.sleep(0.1)
     while (doc := client.get(f"/api/v1/sweeps/{sweep_id}").json())["status"] == "running":
-        assert time.monotonic() - killed_at < 90, f"sweep stuck after the kill: {doc}"
+        assert time.monotonic() - killed_at < 300, f"sweep stuck after the kill: {doc}"
         time.sleep(0.5)
     assert doc["status"] == "done", doc
     assert doc["points"]["done"] == 4 and doc["points"]["failed"] == 0
-    # within the bound: the lost point waited at most heartbeat + grace + a reaper interval
-    assert time.monotonic() - killed_at < 60
 
-    sessions = session_factory(url)
     with sessions() as session:
         plans = session.execute(select(PlanRow.id, PlanRow.attempts, PlanRow.result)).all()
         stored = dict(
