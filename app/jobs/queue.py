@@ -426,9 +426,9 @@ def maintenance_lease(connection: Any, key: str, lease_s: float) -> Iterator[boo
     too) while the block runs, yielding whether it was free. RQ takes that key for 899 s and
     releases it when it is done: a worker SIGKILLed mid-clean-up (the reaper cleans every
     heartbeat) would leave it held for 15 minutes, and no job of a dead worker would be
-    retried in that time. Here the hold is a redis-py lock of `lease_s` seconds renewed every third of that
-    by a thread of the holder: it ends within `lease_s` of the holder's death, and a long
-    clean-up (a failure callback waiting for the database) keeps it."""
+    retried in that time. Here the hold is a redis-py lock of `lease_s` seconds renewed every
+    third of that by a thread of the holder: it ends within `lease_s` of the holder's death,
+    and a long clean-up (a failure callback waiting for the database) keeps it."""
     from redis.exceptions import LockError, RedisError
 
     lock = connection.lock(key, timeout=lease_s, blocking=False, thread_local=False)
