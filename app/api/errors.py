@@ -50,12 +50,15 @@ def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
 
 def _allowed(app: FastAPI, path: str) -> list[str]:
     """The methods of every operation whose path template matches `path`, read off the
-    OpenAPI document (routers nest, so the document is the one flat list of operations)."""
+    OpenAPI document (routers nest, so the document is the one flat list of operations), and
+    HEAD where GET is one."""
     methods: set[str] = set()
     for template, operations in app.openapi()["paths"].items():
         pattern = re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(template))
         if re.fullmatch(pattern, path):
             methods |= {m.upper() for m in operations if m != "parameters"}
+    if "GET" in methods:
+        methods.add("HEAD")  # answered as GET without the body (app.api.limits.HeadAsGet)
     return sorted(methods)
 
 

@@ -565,7 +565,7 @@ def test_ready_checks_redis_in_rq_mode(env_client: tuple[TestClient, pytest.Monk
 def test_405_lists_the_allowed_methods(env_client: tuple[TestClient, pytest.MonkeyPatch]) -> None:
     client, _ = env_client
     r = client.put("/api/v1/plans")
-    assert r.status_code == 405 and set(r.headers["Allow"].split(", ")) == {"GET", "POST"}
+    assert r.status_code == 405 and set(r.headers["Allow"].split(", ")) == {"GET", "HEAD", "POST"}
 
 
 @pytest.mark.parametrize("path", ["/", "/health", "/api/v1/algorithms", "/openapi.json"])
