@@ -56,6 +56,7 @@ class SearchReport:
     note: str = ""
     infeasible: int = 0  # proven optically infeasible under any routing (a lightpath too long)
     beyond_hops: int = 0  # left out: a lightpath longer than the request's max_lightpath_hops
+    refused: int = 0  # left out: the family refuses the shape on this ring (a limit of its own)
 
 
 @dataclass(frozen=True)
@@ -770,7 +771,7 @@ def search_best_shape(
     bounds = Bounds()
     candidates: list[_Candidate] = []
     deferred: list[tuple[Params, list[StageSketch]]] = []
-    paper_seen = floored = 0
+    paper_seen = floored = refused = 0
     raws = list(algorithm.shape_candidates(ring))
     taken = 0  # raws bounded so far, in the family's order
     # Bounding that will not end in time pauses at a share of the budget, the candidates
@@ -785,7 +786,7 @@ def search_best_shape(
     def bound(raw: Params) -> tuple[Params, _Candidate | list[StageSketch]] | None:
         """The resolved shape and its first-tier bound, or its sketches to bound later; None
         for the paper's shape (solved already) and for shapes the family refuses."""
-        nonlocal paper_seen
+        nonlocal paper_seen, refused
         try:
             params = algorithm.resolve(ring, raw)
             if params == incumbent.params:
@@ -797,6 +798,7 @@ def search_best_shape(
                 algorithm, ring, params, search.sizes, hardware, bounds, reach
             )
         except AlgorithmRefusedError:
+            refused += 1
             return None
         except LimitExceededError as error:  # a computed schedule found none in its time
             search.cut = f"a candidate was skipped: {error.message}"
@@ -914,6 +916,7 @@ def search_best_shape(
         note=search.cut,
         infeasible=search.infeasible,
         beyond_hops=search.beyond_hops,
+        refused=refused,
     )
     return BestShape(
         tuple(search.best),

@@ -204,6 +204,7 @@ def plan_text(result: PlanResult) -> str:
                     if search.beyond_hop_limit
                     else ""
                 )
+                + (f", {search.refused} refused by the family" if search.refused else "")
                 + f", {search.seconds:.1f} s, {how}"
             )
             out += _feasible_shape_lines(p)

@@ -196,6 +196,11 @@ class ShapeSearch(BaseModel):
         description="candidates left out because a lightpath of theirs is longer than the "
         "request's max_lightpath_hops (not shapes this plan may use)",
     )
+    refused: int = Field(
+        default=0,
+        description="candidates the family refuses on this ring (a limit of its own, e.g. "
+        "TRA2's lightpaths per stage), left out",
+    )
     best_by_message: list[BestByMessage] = Field(
         description="the winner at each message size ('best' is the first one's)"
     )
@@ -217,6 +222,7 @@ class ShapeSearch(BaseModel):
             note=r.note,
             infeasible=r.infeasible,
             beyond_hop_limit=r.beyond_hops,
+            refused=r.refused,
             best_feasible_by_message=[
                 None
                 if found is None or not found.plan.timings

@@ -79,6 +79,32 @@ def test_search_prunes_most_optree_candidates_at_n_64() -> None:
     assert found.plan.true_steps <= paper.true_steps
 
 
+@pytest.mark.parametrize(
+    "collective,name,n,w", [("alltoall", "tra2", 64, 64), ("allgather", "optree", 64, 8)]
+)
+def test_an_exhaustive_searchs_counts_add_up(collective: str, name: str, n: int, w: int) -> None:
+    """Every candidate is solved, pruned, refused by the family or beyond the hop limit: TRA2
+    at N = 64 said "63 shapes, 1 solved, 14 pruned" and left its 48 refused shapes out. The
+    refusals are counted here by resolving every candidate."""
+    from models.errors import AlgorithmRefusedError
+
+    algorithm = get_algorithm(collective, name)
+    ring = Ring(n, 1, w)
+    refused = 0
+    for raw in algorithm.shape_candidates(ring):
+        try:
+            algorithm.resolve(ring, raw)
+        except AlgorithmRefusedError:
+            refused += 1
+    paper = plan_algorithm(algorithm, ring, algorithm.paper_shape(ring), SIZES, Hardware())
+    found = search_best_shape(algorithm, ring, SIZES, Hardware(), SolveOptions(), 120.0, paper)
+    r = found.report
+    assert r.exhaustive and r.refused == refused
+    assert r.candidates == r.evaluated + r.pruned + r.refused + r.beyond_hops
+    if name == "tra2":
+        assert refused > 0
+
+
 def test_a_tiny_budget_cuts_the_search_and_says_so() -> None:
     algorithm = get_algorithm("alltoall", "tra")
     ring = Ring(64, 1, 4)
