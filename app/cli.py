@@ -223,6 +223,8 @@ def _parse_params(raw: list[str]) -> dict[str, int | list[int]]:
             raise InvalidInputError(
                 f"--param {item!r}: the value must be integers, a list as 4,4 or 4x4"
             ) from None
+        if key in params:
+            raise InvalidInputError(f"--param {key} is given twice; give each parameter once")
         params[key] = numbers if len(numbers) > 1 else numbers[0]
     return params
 
@@ -236,6 +238,8 @@ def _parse_pairs(raw: list[str], flag: str, example: str) -> dict[str, int | flo
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise InvalidInputError(f"{flag} {item!r}: write key=value, e.g. {example}")
+        if key in values:
+            raise InvalidInputError(f"{flag} {key} is given twice; give each setting once")
         values[key] = _number_or_text(value.strip())
     return values
 

@@ -715,3 +715,19 @@ def test_param_pairs_and_lists(given: list[str], parsed: dict[str, object]) -> N
     from app.cli import _parse_params
 
     assert _parse_params(given) == parsed
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--param", "branching=4,4", "--param", "branching=2,8"],
+        ["--param", "branching=4,4,branching=2,8"],
+        ["--optics", "laser_power_dbm=5", "--optics", "laser_power_dbm=7"],
+    ],
+)
+def test_a_setting_given_twice_is_refused(args: list[str]) -> None:
+    """Repeated --algorithm or --message-bytes were refused, a repeated --param key kept its
+    last value silently."""
+    code, _, err = run("plan", "--collective", "allgather", "--nodes", "16", "--wavelengths",
+                       "4", "--message-bytes", "1MiB", "--algorithm", "optree", *args)  # fmt: skip
+    assert code == 2 and "is given twice" in err and "Traceback" not in err
