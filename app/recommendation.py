@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 
 from app.planning import PlannedAlgorithm
-from app.presentation.text import counted, parameters_text
+from app.presentation.text import counted, parameters_text, percent_text
 from app.schemas.results import ClosestToFeasible, Recommendation, parameter_values
 from models.algorithms.catalog import algorithms as paper_algorithms
 from solver.electrical import ElectricalComparison
@@ -111,9 +111,10 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
         tied = [p.algorithm for p in usable[1:] if p.timings[i].time_s <= t.time_s * (1 + 1e-9)]
         bound = by_name[best.algorithm].achievable
         fraction = (
-            f"{bound[i].bound_s / t.time_s:.1%} of the achievable ({bound[i].bound_s:.6g} s)"
+            f"{percent_text(bound[i].bound_s / t.time_s)} of the achievable "
+            f"({bound[i].bound_s:.6g} s)"
             if bound
-            else f"{t.efficiency:.1%} of the hardware bound's speed"
+            else f"{percent_text(t.efficiency)} of the hardware bound's speed"
         )
         why = (
             f"{best.algorithm}: {counted(best.true_steps, 'true step')}, {t.time_s:.6g} s "

@@ -91,6 +91,14 @@ def whole_text(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
+def percent_text(fraction: float) -> str:
+    """A fraction to 0.1 %; a positive one that rounds to 0.0 % is "<0.1%" (TRA2 at N = 64,
+    0.0056 % of the achievable, read 0.0 %)."""
+    if 0 < fraction < 0.0005:
+        return "<0.1%"
+    return f"{fraction:.1%}"
+
+
 def counted(count: float, noun: str) -> str:
     """'1 true step', '6 true steps', '1 piece': a count and its noun (plural in 's')."""
     return f"{whole_text(count)} {noun}" + ("" if count == 1 else "s")
@@ -175,7 +183,7 @@ def plan_text(result: PlanResult) -> str:
         line = f"{p.algorithm:<10}{shape:<{wide}}{claimed:>14}{p.true_steps:>8}"
         line += f"{p.steps_lower_bound:>8}{p.shapes.paper.true_steps:>8}"
         line += "".join(
-            f"{t.time_s:>14.6g}{t.fraction_of_achievable:>9.1%}" for t in p.timings
+            f"{t.time_s:>14.6g}{percent_text(t.fraction_of_achievable):>9}" for t in p.timings
         )
         out.append(line)
     out += _achievable_lines(result)
@@ -507,7 +515,7 @@ def faster_shape_text(
     if index < len(result.achievable):
         bound = result.achievable[index]
         limit = bound.bound_without_optics_s if infeasible else bound.bound_s
-        share = f" ({limit / found.time_s:.1%} of the achievable)"
+        share = f" ({percent_text(limit / found.time_s)} of the achievable)"
     return (
         f"{parameters_text(found.parameters)}: {counted(found.true_steps, 'step')}, "
         f"{seconds(found.time_s)}{share}" + (", optically infeasible" if infeasible else "")

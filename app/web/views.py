@@ -12,6 +12,7 @@ from app.presentation.text import (
     ber_text,
     fact_text,
     feasibility_verdict,
+    percent_text,
     shape_text,
     size_text,
 )
@@ -31,8 +32,8 @@ def seconds_text(seconds: float | None) -> str:
     return f"{seconds * 1e9:.3g} ns"
 
 
-def percent_text(fraction: float | None) -> str:
-    return "-" if fraction is None else f"{fraction:.1%}"
+def percent_or_dash(fraction: float | None) -> str:
+    return "-" if fraction is None else percent_text(fraction)
 
 
 def number_text(value: float | None, digits: int = 4) -> str:
@@ -110,7 +111,7 @@ def _default_text(default: Any) -> str:
 FILTERS = {
     "fact": fact_text,
     "seconds": seconds_text,
-    "percent": percent_text,
+    "percent": percent_or_dash,
     "number": number_text,
     "size": bytes_text,
     "shape": shape_text,

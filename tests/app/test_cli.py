@@ -731,3 +731,14 @@ def test_a_setting_given_twice_is_refused(args: list[str]) -> None:
     code, _, err = run("plan", "--collective", "allgather", "--nodes", "16", "--wavelengths",
                        "4", "--message-bytes", "1MiB", "--algorithm", "optree", *args)  # fmt: skip
     assert code == 2 and "is given twice" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("fraction", "text"),
+    [(0.000056, "<0.1%"), (0.0004999, "<0.1%"), (0.0005, "0.1%"), (0.992, "99.2%"), (0.0, "0.0%")],
+)
+def test_a_small_positive_share_is_not_printed_as_zero(fraction: float, text: str) -> None:
+    """TRA2 at N = 64 (0.0056 % of the achievable) read 0.0 %, as if it took no share."""
+    from app.presentation.text import percent_text
+
+    assert percent_text(fraction) == text
