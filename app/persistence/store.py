@@ -201,12 +201,15 @@ class PlanStore(JobStore[PlanRow]):
         seconds: float | None = None,
         request_hash: str | None = None,
         owner: str | None = None,
+        received_at: datetime | None = None,
     ) -> PlanDocument:
+        """A plan row; `received_at`: when its request came in, for a plan solved before it
+        is stored (wait=true), whose row is written only once it is done."""
         now = datetime.now(UTC)
         row = PlanRow(
             owner=owner,
             id=str(uuid.uuid4()),
-            created_at=now,
+            created_at=received_at or now,
             status=status,
             request=request.model_dump(mode="json"),
             result=None if result is None else result.model_dump(mode="json"),

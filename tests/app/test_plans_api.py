@@ -137,6 +137,21 @@ def test_get_after_restart_returns_the_same_plan(client: TestClient, settings_en
     assert again.json() == doc
 
 
+def test_a_waited_plan_is_created_when_its_request_came_in(client: TestClient) -> None:
+    """A plan solved before it is stored (wait=true) had created_at = the moment it finished."""
+    from datetime import UTC, datetime
+
+    body = {"ring": {"nodes": 64, "wavelengths_per_fiber": 8}, "collective": "allreduce",
+            "algorithms": ["ring", "synth"], "message_sizes_bytes": [1048576]}  # fmt: skip
+    sent = datetime.now(UTC)
+    doc = client.post("/api/v1/plans", json=body).json()
+    answered = datetime.now(UTC)
+    created = datetime.fromisoformat(doc["created_at"].replace("Z", "+00:00"))
+    assert doc["status"] == "done" and doc["seconds"] > 0.05
+    assert sent <= created
+    assert (answered - created).total_seconds() >= 0.9 * doc["seconds"]
+
+
 def test_list_is_paged_newest_first(client: TestClient) -> None:
     ids = [post_plan(client, SMALL | {"algorithms": ["ring"]})["id"] for _ in range(3)]
     page = client.get("/api/v1/plans", params={"limit": 2}).json()

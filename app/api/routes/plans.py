@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Body, Depends, Query, Request, Response, status
@@ -95,6 +96,7 @@ async def create_plan(
     a recommendation per message size. The request is checked completely before anything is
     solved or stored; solves run in solver processes (or RQ workers), never on the event
     loop."""
+    received_at = datetime.now(UTC)
     spec = prepare(body)  # every input error is a 4xx now, before anything is stored
     key = request_hash(body, get_settings().shape_search_budget_s)  # sweeps reuse it by this
     if not wait:
@@ -119,6 +121,7 @@ async def create_plan(
         solved.seconds,
         key,
         who.owner,
+        received_at,
     )
     response.headers["Location"] = f"/api/v1/plans/{row.id}"
     return row
