@@ -42,6 +42,19 @@ def test_rwa_errors(body: dict, status: int, text: str) -> None:
     assert text in payload["message"]
 
 
+def test_rwa_takes_the_per_node_limits_the_cli_takes() -> None:
+    """`rwaopt rwa --max-tx/--max-rx` had no counterpart in POST /api/v1/rwa (extra fields
+    in the body were refused, and the query had none). Node 0 sends three lightpaths: with
+    one a slot they take three slots, and no slot of the assignment has node 0 send twice."""
+    body = {"nodes": 6, "wavelengths": 4, "demands": [[0, 1, 1], [0, 2, 1], [0, 3, 1]]}
+    free = client.post("/api/v1/rwa", json=body).json()
+    limited = client.post("/api/v1/rwa", params={"max_tx_per_node": 1}, json=body)
+    assert limited.status_code == 200, limited.text
+    assert free["steps"] == 1 and limited.json()["steps"] == 3
+    bad = client.post("/api/v1/rwa", params={"max_rx_per_node": 0}, json=body)
+    assert bad.status_code == 422 and "max_rx_per_node" in bad.json()["message"]
+
+
 def test_malformed_json() -> None:
     r = client.post(
         "/api/v1/rwa", content=b"{not json", headers={"content-type": "application/json"}

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Body, Query, Request
 
 from app.api.errors import responses
 from app.jobs.pool import rwa_async
-from app.schemas.requests import MAX_TIME_LIMIT_S, RwaInput, SolveSettings
+from app.schemas.requests import MAX_PER_NODE, MAX_TIME_LIMIT_S, RwaInput, SolveSettings
 from app.schemas.results import RwaResponse
 from app.settings import get_settings
 from solver.outcome import Method
@@ -31,12 +31,25 @@ async def solve(
         Method.AUTO
     ),
     time_limit_s: Annotated[float, Query(gt=0, le=MAX_TIME_LIMIT_S)] = 10.0,
+    max_tx_per_node: Annotated[
+        int | None,
+        Query(ge=1, le=MAX_PER_NODE, description="most lightpaths a node sends per slot"),
+    ] = None,
+    max_rx_per_node: Annotated[
+        int | None,
+        Query(ge=1, le=MAX_PER_NODE, description="most lightpaths a node receives per slot"),
+    ] = None,
 ) -> RwaResponse:
     """chi, lower bound, status, steps, method and the validated assignment. Solved in a solver
     process (app.jobs.pool), so a long solve does not block the event loop; a small stage goes
     to a process of its own, so it does not wait behind long plans. A client that disconnects
     ends its solve."""
-    solve_settings = SolveSettings(method=method, time_limit_s=time_limit_s)
+    solve_settings = SolveSettings(
+        method=method,
+        time_limit_s=time_limit_s,
+        max_tx_per_node=max_tx_per_node,
+        max_rx_per_node=max_rx_per_node,
+    )
     settings = get_settings()
     return await rwa_async(
         body,
