@@ -128,17 +128,21 @@ def _ends_at(
         sends = np.bincount(at_source, minlength=size)
         ends = sends + np.bincount(at_destination, minlength=size)
         return ends >= 1, ends >= 2, sends >= 2
-    both = np.concatenate([at_source, at_destination])
-    index = np.arange(len(both), dtype=np.int32)
     last = np.full(size, -1, dtype=np.int32)
-    last[both] = index
-    shared = np.zeros(size, dtype=bool)
-    shared[both[last[both] != index]] = True
-    sources = index[: len(at_source)]
-    last[at_source] = sources
-    sends_twice = np.zeros(size, dtype=bool)
-    sends_twice[at_source[last[at_source] != sources]] = True
-    return last >= 0, shared, sends_twice
+    shared = _repeated(np.concatenate([at_source, at_destination]), last)
+    active = last >= 0
+    return active, shared, _repeated(at_source, last)
+
+
+def _repeated(cells: IntArray, last: npt.NDArray[np.int32]) -> npt.NDArray[np.bool_]:
+    """Per cell, whether `cells` names it more than once: each entry writes its index into
+    `last` (a scratch row, overwritten), and an entry whose index was not the one kept
+    shares its cell with another."""
+    index = np.arange(len(cells), dtype=np.int32)
+    last[cells] = index
+    twice = np.zeros(len(last), dtype=bool)
+    twice[cells[last[cells] != index]] = True
+    return twice
 
 
 def slot_windows(ring: Ring, assignment: Assignment) -> list[tuple[int, int]]:
