@@ -130,9 +130,15 @@ def install(app: FastAPI) -> None:
         place = readable_loc(first["loc"])
         alike = [e for e in errors if readable_loc(e["loc"]) == place]
         said = list(dict.fromkeys(error_text(e) for e in alike or [first]))
+        message = f"{where}: {'; or '.join(said)}"
+        missing = [e for e in errors if e.get("type") == "missing"]
+        if first.get("type") == "missing" and len(missing) > 1:
+            # `{}` lacks ring and collective: name every field to add, not the first only
+            places = [".".join(x for x in readable_loc(e["loc"]) if x != "body") for e in missing]
+            message = f"required, not given: {', '.join(dict.fromkeys(places))}"
         body = ErrorBody(
             code="invalid_input",
-            message=f"{where}: {'; or '.join(said)}",
+            message=message,
             detail={
                 "errors": [
                     {"loc": list[JsonValue](readable_loc(e["loc"])), "msg": error_text(e)}

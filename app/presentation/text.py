@@ -124,13 +124,22 @@ def size_text(message_bytes: float) -> str:
 
 
 def catalog_text(entries: list[CatalogEntry]) -> str:
+    """One line per algorithm (collective, name, its closed form and, for a ring, the
+    value), its source below, and a ring's refusal where the family cannot run on it."""
+    if not entries:
+        return ""
+    wide = max(len(str(e.collective)) for e in entries)
+    name_wide = max(len(e.name) for e in entries)
+    indent = " " * (wide + name_wide + 2)
     lines = []
     for e in entries:
-        line = f"{e.collective:<10} {e.name:<7} {e.closed_form.steps}"
+        line = f"{e.collective!s:<{wide}} {e.name:<{name_wide}} {e.closed_form.steps}"
         if e.claimed is not None and e.claimed.value is not None:
             unit = "" if e.claimed.unit == Unit.STEPS else f" {e.claimed.unit}"
             line += f"  = {whole_text(e.claimed.value)}{unit}"
-        lines += [line, f"{'':<18} source: {e.closed_form.source}"]
+        lines += [line, f"{indent}source: {e.closed_form.source}"]
+        if e.refusal is not None:
+            lines.append(f"{indent}refuses this ring: {e.refusal}")
     return "\n".join(lines) + "\n"
 
 

@@ -251,6 +251,21 @@ DEFAULT_SEARCH_BUDGET_S = 30.0  # per algorithm; RWAOPT_SHAPE_SEARCH_BUDGET_S ov
 MAX_SEARCH_BUDGET_S = 3600.0
 MAX_MESSAGE_BYTES = 1e15  # 1 PB: beyond this a message size is a typo, not a plan
 MAX_MESSAGE_SIZES = 64
+
+
+def _whole_bytes(size: float) -> float:
+    """A message is a whole number of bytes: 1.5 is a typo for 1.5 KiB or 1.5 MB, not a size
+    to time (65536.0 is 65536 bytes)."""
+    if not size.is_integer():
+        raise ValueError(
+            f"a message is a whole number of bytes, not {size:g}: round it, or give a unit "
+            f"as the CLI reads it ({size:g}KiB, {size:g}MB)"
+        )
+    return size
+
+
+# After the range check; `multipleOf` in the JSON schema says so to clients and fuzzers.
+WholeBytes = AfterValidator(_whole_bytes)
 MAX_ALGORITHMS = 32
 
 
@@ -434,7 +449,13 @@ class PlanRequest(SolveSettings):
     ] = Field(default_factory=dict)
     message_sizes_bytes: Annotated[
         # An exclusive maximum: a fuzzer that prints 1e15 + 1 with 15 digits sends 1e15.
-        list[Number[Annotated[float, Field(gt=0, lt=MAX_MESSAGE_BYTES)]]],
+        list[Number[
+                Annotated[
+                    float,
+                    Field(gt=0, lt=MAX_MESSAGE_BYTES, json_schema_extra={"multipleOf": 1}),
+                    WholeBytes,
+                ]
+            ]],
         Field(
             max_length=MAX_MESSAGE_SIZES,
             description="per-node message sizes to time, bytes, each once (and/or give "

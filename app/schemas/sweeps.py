@@ -211,7 +211,9 @@ class SweepRow(BaseModel):
     shape: ShapeMode | None = None
     parameters: str | None = Field(default=None, description="the shape's parameters")
     message_bytes: float | None = None
-    claimed: float | None = Field(default=None, description="the paper's closed-form claim")
+    claimed: int | float | None = Field(
+        default=None, description="the paper's closed-form claim (a whole number as an integer)"
+    )
     claimed_unit: Unit | None = Field(default=None, description="the claim's unit")
     true_steps: int | None = None
     steps_lower_bound: int | None = None

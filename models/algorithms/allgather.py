@@ -802,17 +802,40 @@ class OpTreeAllGather(Algorithm):
         return _schedule(ring, flows)
 
     def closed_forms(self, ring: Ring, params: Params) -> list[ClosedForm]:
+        """The claim is about the shape being run. The paper's shape (depth k*): Theorem 2.
+        Another depth k with the family's balanced levels (`fill_defaults`): Theorem 1,
+        eq. (1) at k (its proof takes m = N^(1/k) at every level); k = 1 is OSM (Sec. V-B:
+        "k = 1 implies that we are utilizing the OSM"), whose Table 1 form ceil(N^2 / (8w))
+        is eq. (1) at k = 1. Levels of other sizes have no closed form: no claim, the note
+        saying what the paper claims for its own shape."""
         n, w = ring.nodes, ring.wavelengths_per_fiber
         k_star = cf.optree_k_star(n)
         k = int_param(params, "stages")
-        forms = [
-            self.formula.evaluate(
-                n, w, note="" if k_star is not None else "k* undefined for N <= 7 (ln N < 2)"
-            ),
-            cf.OPTREE_K_STAR.at(k_star),
-        ]
+        theorem_2 = self.formula.evaluate(
+            n, w, note="" if k_star is not None else "k* undefined for N <= 7 (ln N < 2)"
+        )
+        balanced = self.fill_defaults(ring, {"stages": k})["branching"]
+        if params == self.paper_shape(ring):
+            claim = theorem_2
+        elif params["branching"] != balanced:
+            claim = self.formula.at(
+                None,
+                None,
+                "eq. (1) counts levels of m = N^(1/k) children each; these levels "
+                f"({','.join(map(str, balanced))} would be balanced) have no closed form",
+            )
+        elif k == 1:
+            claim = cf.OSM_ALLGATHER.evaluate(
+                n, w, note="one level is OSM (OpTree journal Sec. V-B): eq. (1) at k = 1"
+            )
+        else:
+            claim = cf.OPTREE_AT_K.evaluate(n, w, k)
+        forms = [claim, cf.OPTREE_K_STAR.at(k_star)]
+        if claim is not theorem_2:
+            forms.append(theorem_2)
         if k >= 2:
-            forms.append(cf.OPTREE_AT_K.evaluate(n, w, k))
+            if claim.text != cf.OPTREE_AT_K.text:
+                forms.append(cf.OPTREE_AT_K.evaluate(n, w, k))
             forms.append(cf.OPTREE_PROOF_SUM.evaluate(n, w, k))
             forms.append(cf.OPTREE_MAX_HOPS.evaluate(n, k))
         return forms

@@ -742,3 +742,23 @@ def test_a_small_positive_share_is_not_printed_as_zero(fraction: float, text: st
     from app.presentation.text import percent_text
 
     assert percent_text(fraction) == text
+
+
+def test_algorithms_text_aligns_and_says_which_refuse_the_ring() -> None:
+    """Review (session 32): RD's form at N = 12 was printed with no hint that RD refuses
+    N = 12 (the JSON had the refusal), and reducescatter's rows were out of line."""
+    code, out, _ = run("algorithms", "--nodes", "12", "--wavelengths", "4")
+    assert code == 0
+    lines = out.splitlines()
+    rows = [line for line in lines if not line.startswith(" ")]
+    assert {line.split()[0] for line in rows} >= {"allgather", "reducescatter", "alltoall"}
+    # every closed form starts in one column, the one the source lines are indented to
+    starts = {len(line) - len(line.split(maxsplit=2)[2]) for line in rows}
+    indents = {len(line) - len(line.lstrip()) for line in lines if line.startswith(" ")}
+    assert len(starts) == 1 and indents == starts
+    rd = lines.index(next(line for line in rows if line.split()[:2] == ["allreduce", "rd"]))
+    assert "refuses this ring: recursive doubling" in lines[rd + 2]
+    code, out, _ = run("algorithms", "--nodes", "16", "--wavelengths", "4")
+    lines = out.splitlines()
+    rd = next(i for i, line in enumerate(lines) if line.split()[:2] == ["allreduce", "rd"])
+    assert lines[rd + 1].split()[0] == "source:" and not lines[rd + 2].startswith(" ")

@@ -361,6 +361,9 @@ def test_ndjson_and_csv_carry_the_same_rows(client: TestClient) -> None:
     assert csv_lines[0].endswith(",error,time_limit_s")  # the swept option has a column
     rows = list(csv.DictReader(csv_lines))
     assert sorted({row["time_limit_s"] for row in rows}) == ["4.0", "5.0"]  # not JSON text
+    # a whole claim is an integer, as in the plan's CSV (review, session 32: '14.0')
+    claims = {row["algorithm"]: row["claimed"] for row in rows if row["claimed"]}
+    assert claims and all(value.isdigit() for value in claims.values()), claims
 
 
 def test_a_swept_option_named_like_a_column_gets_a_column_of_its_own(client: TestClient) -> None:

@@ -165,3 +165,38 @@ def test_wrht_allgather_claims_only_for_the_papers_shape(nodes: int, wavelengths
         (claim,) = algorithm.closed_forms(ring, params)
         assert claim.value is None and claim.alternative is None
         assert f"claims {printed} steps" in claim.note
+
+
+@pytest.mark.parametrize(
+    ("nodes", "wavelengths", "given", "claimed"),
+    [
+        # the paper's shape, k* = 7: Theorem 2 (Table 1)
+        (1024, 64, {}, 70),
+        # k = 3, levels 8 x 8 x 16 (balanced): eq. (1) = ceil(5 * 1024^(4/3) / 512) = 101
+        (1024, 64, {"stages": 3}, math.ceil(5 * 1024 ** (4 / 3) / 512)),
+        # k = 2, 32 x 32: ceil(3 * 1024^1.5 / 512) = 192
+        (1024, 64, {"stages": 2}, 192),
+        # one level is OSM (Sec. V-B): ceil(N^2 / 8w), = eq. (1) at k = 1
+        (16, 4, {"branching": (16,)}, 8),
+        (64, 8, {"stages": 1}, 64),
+        # unbalanced levels: eq. (1) does not count them, no claim
+        (1024, 64, {"branching": (2, 512)}, None),
+    ],
+)
+def test_optree_claims_what_its_paper_says_of_the_shape_run(
+    nodes: int, wavelengths: int, given: dict[str, object], claimed: int | None
+) -> None:
+    """Review (session 32): OpTree's headline claim was Theorem 2 (depth k*) for every depth;
+    a one-level tree at N = 16, w = 4 was 'claimed 7, true 8', 7 being the three-level tree's.
+    Theorem 1 counts any depth k >= 2 with m = N^(1/k) children a level."""
+    from models.algorithms.catalog import get_algorithm
+    from models.ring import Ring
+
+    algorithm = get_algorithm("allgather", "optree")
+    ring = Ring(nodes, 1, wavelengths)
+    forms = algorithm.closed_forms(ring, algorithm.resolve(ring, given))
+    assert forms[0].value == claimed
+    if claimed is None:
+        assert "no closed form" in forms[0].note
+    # Theorem 2 is always listed, as the paper's claim for its own shape
+    assert cf.optree_steps_optimal(nodes, wavelengths) in [f.value for f in forms]
