@@ -815,6 +815,7 @@ class OpTreeAllGather(Algorithm):
             n, w, note="" if k_star is not None else "k* undefined for N <= 7 (ln N < 2)"
         )
         balanced = self.fill_defaults(ring, {"stages": k})["branching"]
+        assert isinstance(balanced, tuple)
         if params == self.paper_shape(ring):
             claim = theorem_2
         elif params["branching"] != balanced:
