@@ -174,12 +174,21 @@ def shape_text(plan: AlgorithmResult) -> str:
     return f"{plan.shape} {parameters_text(plan.parameters)}".strip()
 
 
+def _row_marks(plan: AlgorithmResult) -> str:
+    """' (gap)': true steps above their proven bound; ' (search cut)': the shape search
+    stopped before it ruled out every other shape, so 'best' is the best found (for
+    `optimal`, not the proven optimum of the model)."""
+    search = plan.shapes.search
+    cut = search is not None and not search.exhaustive
+    return ("" if plan.steps_optimal else " (gap)") + (" (search cut)" if cut else "")
+
+
 def plan_text(result: PlanResult) -> str:
     """Claimed vs true steps and times per algorithm, the searches, the recommendation and the
     optics table."""
     out: list[str] = []
     sizes = [t.message_bytes for t in result.algorithms[0].timings]
-    shapes = [shape_text(p) + ("" if p.steps_optimal else " (gap)") for p in result.algorithms]
+    shapes = [shape_text(p) + _row_marks(p) for p in result.algorithms]
     wide = max(28, *(len(shape) + 2 for shape in shapes))  # a long shape keeps the columns
     head = f"{'algorithm':<10}{'shape':<{wide}}{'claimed':>14}{'true':>8}{'bound':>8}{'paper':>8}"
     head += "".join(f"{size_text(m) + ' (s)':>14}{'of ach.':>9}" for m in sizes)

@@ -762,3 +762,16 @@ def test_algorithms_text_aligns_and_says_which_refuse_the_ring() -> None:
     lines = out.splitlines()
     rd = next(i for i, line in enumerate(lines) if line.split()[:2] == ["allreduce", "rd"])
     assert lines[rd + 1].split()[0] == "source:" and not lines[rd + 2].startswith(" ")
+
+
+def test_a_row_whose_shape_search_was_cut_is_marked() -> None:
+    """The table's shape says '(search cut)' where the search stopped before ruling out every
+    shape ('best' is then the best found); an exhaustive search's row does not."""
+    args = ("plan", "--collective", "allgather", "--nodes", "64", "--wavelengths", "4",
+            "--message-bytes", "1MiB", "--algorithm", "synth")  # fmt: skip
+    code, out, _ = run(*args, "--search-budget", "0.1")
+    assert code == 0
+    row = next(line for line in out.splitlines() if line.startswith("synth "))
+    assert "(search cut)" in row and "cut: the time budget ran out" in out
+    code, out, _ = run(*args[:4], "8", *args[5:])
+    assert code == 0 and "exhaustive" in out and "(search cut)" not in out

@@ -494,3 +494,23 @@ def test_rows_say_infeasible_in_words_not_colour_only(client: TestClient) -> Non
     assert table.count('<span class="chip infeasible">infeasible</span>') == len(algorithms)
     gaps = sum(not a["steps_optimal"] for a in algorithms)
     assert table.count('<span class="chip gap">gap</span>') == gaps
+
+
+def test_a_row_whose_shape_search_was_cut_says_so(client: TestClient) -> None:
+    """Review (session 32): `optimal` answered a worse time with a larger budget on a loaded
+    machine (a stage's solve gave up, the search was cut) and its row read like a proven
+    optimum. A row whose search stopped before ruling out every shape carries 'search cut',
+    the search's note in its title; an exhaustive search's row does not."""
+    body = EIGHT | {
+        "ring": {"nodes": 64, "wavelengths_per_fiber": 4},
+        "algorithms": ["synth", "ring"],
+        "search_budget_s": 0.1,
+    }
+    doc = client.post("/api/v1/plans", json=body).json()
+    searches = {a["algorithm"]: a["shapes"]["search"] for a in doc["result"]["algorithms"]}
+    assert not searches["synth"]["exhaustive"]
+    page = client.get(f"/plans/{doc['id']}").text
+    table = page.split('id="algorithms"')[1].split("</table>")[0]
+    assert table.count(">search cut</span>") == 1
+    synth = table.split('data-algorithm="synth"')[1].split("</tr>")[0]
+    assert esc(searches["synth"]["note"]) in synth and ">search cut</span>" in synth
