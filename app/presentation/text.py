@@ -14,6 +14,7 @@ from app.schemas.results import (
     AlgorithmResult,
     BestByMessage,
     CatalogEntry,
+    Claim,
     ElectricalResult,
     Feasibility,
     PlanResult,
@@ -174,6 +175,13 @@ def shape_text(plan: AlgorithmResult) -> str:
     return f"{plan.shape} {parameters_text(plan.parameters)}".strip()
 
 
+def claimed_text(claim: Claim) -> str:
+    """'70', '4095 rounds', '-': a claim in its own unit (steps unnamed)."""
+    if claim.value is None:
+        return "-"
+    return f"{claim.value:g}" + ("" if claim.unit == Unit.STEPS else f" {claim.unit}")
+
+
 def _row_marks(plan: AlgorithmResult) -> str:
     """' (gap)': true steps above their proven bound; ' (search cut)': the shape search
     stopped before it ruled out every other shape, so 'best' is the best found (for
@@ -194,10 +202,7 @@ def plan_text(result: PlanResult) -> str:
     head += "".join(f"{size_text(m) + ' (s)':>14}{'of ach.':>9}" for m in sizes)
     out.append(head)
     for p, shape in zip(result.algorithms, shapes, strict=True):
-        claim = p.claimed
-        claimed = "-"
-        if claim is not None and claim.value is not None:
-            claimed = f"{claim.value:g}" + ("" if claim.unit == Unit.STEPS else f" {claim.unit}")
+        claimed = "-" if p.claimed is None else claimed_text(p.claimed)
         line = f"{p.algorithm:<10}{shape:<{wide}}{claimed:>14}{p.true_steps:>8}"
         line += f"{p.steps_lower_bound:>8}{p.shapes.paper.true_steps:>8}"
         line += "".join(
@@ -213,6 +218,9 @@ def plan_text(result: PlanResult) -> str:
                 f"{p.algorithm}: {p.claimed.note}; the paper's shape takes "
                 f"{p.shapes.paper.true_steps} true steps"
             )
+        elif p.claimed is not None and p.claimed.note:
+            # what the claim is (TRA2's form as printed, beside Proposition 3's value)
+            out.append(f"{p.algorithm}: claimed {claimed_text(p.claimed)}: {p.claimed.note}")
         if p.shapes.paper_beyond_hop_limit is not None:
             out.append(
                 f"{p.algorithm}: its paper shape breaks the hop limit ("

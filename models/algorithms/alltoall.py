@@ -464,7 +464,11 @@ class TwoLayerTunableRadixAllToAll(Relayable, Algorithm):
         p = n * q
         forms = [
             self.formula.evaluate(
-                p, n, r2, note=f"Proposition 3 with N in place of P gives {cf.tra_rounds(n, r2)}"
+                p,
+                n,
+                r2,
+                note=f"the inter-node rounds as printed, with P = N Q = {p} inside the floor; "
+                f"Proposition 3 with N in place of P gives {cf.tra_rounds(n, r2)}",
             )
         ]
         if q > 1:

@@ -582,7 +582,7 @@ def test_the_closest_to_feasible_is_the_faster_of_equal_shortfalls() -> None:
 def test_the_catalog_text_gives_whole_claims_as_integers() -> None:
     code, out, _ = run("algorithms", "--nodes", "1024", "--wavelengths", "64")
     assert code == 0
-    (ne,) = [line for line in out.splitlines() if line.startswith("allgather  ne ")]
+    (ne,) = [line for line in out.splitlines() if line.split()[:2] == ["allgather", "ne"]]
     assert ne.endswith("N / 2  = 512")  # N / 2 is computed as a float: it read 512.0
 
 
@@ -775,3 +775,16 @@ def test_a_row_whose_shape_search_was_cut_is_marked() -> None:
     assert "(search cut)" in row and "cut: the time budget ran out" in out
     code, out, _ = run(*args[:4], "8", *args[5:])
     assert code == 0 and "exhaustive" in out and "(search cut)" not in out
+
+
+def test_a_claim_with_a_note_says_what_it_counts() -> None:
+    """Review (session 32): TRA2's row read 'claimed 1023 rounds' beside 'K = 15 rounds'
+    with nothing on why; the claim's note says it is the printed form. At N = 16, Q = 64,
+    r2 = 16: w = 1, K = 15 - floor(16 - 1024 / 16^0) = 1023 as printed; Proposition 3 with N
+    in place of P: 15."""
+    code, out, _ = run("plan", "--collective", "alltoall", "--nodes", "16", "--wavelengths",
+                       "4", "--message-bytes", "1MiB", "--algorithm", "tra2", "--shape", "paper")
+    assert code == 0
+    (line,) = [line for line in out.splitlines() if line.startswith("tra2: claimed")]
+    assert line.startswith("tra2: claimed 1023 rounds: the inter-node rounds as printed")
+    assert line.endswith("Proposition 3 with N in place of P gives 15")
