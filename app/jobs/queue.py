@@ -301,30 +301,8 @@ def on_job_failure(job: Any, _connection: Any, kind: type, value: BaseException,
 def run_worker(settings: Settings | None = None, burst: bool = False) -> None:
     """An RQ worker on the plans queue (blocks; `burst` stops when the queue is empty), with
     the reaper thread that retries the jobs of dead workers."""
-    from redis import Redis
-    from rq import Queue, Worker
-
     settings = settings or get_settings()
-    grace = settings.abandoned_after_s
-
-    class RwaoptWorker(Worker):
-        def get_heartbeat_ttl(self, job: Any, working_time: float = 0.0) -> int:
-            """RQ allows a silent minute past its monitoring interval; here the grace is
-            RWAOPT_ABANDONED_AFTER_S, so a dead worker's job is retried soon."""
-            return int(self.job_monitoring_interval) + grace
-
-    connection = Redis.from_url(settings.redis_url)
-    queue = Queue(settings.queue_name, connection=connection)
-    # worker_ttl: an idle worker waits worker_ttl - 15 s in its blocking pop and heartbeats
-    # after it (RQ's default: 405 s, so `rwaopt worker --check` failed for idle workers);
-    # log_job_description off: a job's arguments are not for the log.
-    worker = RwaoptWorker(
-        [queue],
-        connection=connection,
-        job_monitoring_interval=settings.worker_heartbeat_s,
-        worker_ttl=settings.worker_heartbeat_s + 15,
-        log_job_description=False,
-    )
+    worker = make_worker(settings)
     stopping = threading.Event()
     reaper = threading.Thread(
         target=_reap, args=(settings, stopping), name="rwaopt-reaper", daemon=True
@@ -334,6 +312,52 @@ def run_worker(settings: Settings | None = None, burst: bool = False) -> None:
         worker.work(burst=burst)
     finally:
         stopping.set()
+
+
+def make_worker(settings: Settings) -> Any:
+    """The RQ worker of `run_worker`: its heartbeat grace is RWAOPT_ABANDONED_AFTER_S, and
+    RQ's own periodic clean-up (every ten minutes, and when a worker starts) holds the
+    maintenance key under the reaper's lease (`maintenance_lease`), not for RQ's 899 s."""
+    from redis import Redis
+    from rq import Queue, Worker, worker_registration
+    from rq.registry import clean_registries
+    from rq.utils import now
+
+    grace = settings.abandoned_after_s
+    lease = maintenance_lease_s(settings)
+
+    class RwaoptWorker(Worker):
+        def get_heartbeat_ttl(self, job: Any, working_time: float = 0.0) -> int:
+            """RQ allows a silent minute past its monitoring interval; here the grace is
+            RWAOPT_ABANDONED_AFTER_S, so a dead worker's job is retried soon."""
+            return int(self.job_monitoring_interval) + grace
+
+        def clean_registries(self) -> None:
+            """RQ 3.0's `Worker.clean_registries` with the key held as a lease: RQ sets it
+            for 899 s and deletes it when done, so a worker SIGKILLed mid-clean-up would
+            keep every reaper (and every retry of a dead worker's job) out for 15 minutes."""
+            for queue in self.queues:
+                with maintenance_lease(self.connection, queue.registry_cleaning_key, lease) as held:
+                    if held:
+                        self.log.info("Worker %s: cleaning registries for queue: %s",
+                                      self.name, queue.name)
+                        clean_registries(queue, self._exc_handlers)
+                        worker_registration.clean_worker_registry(queue)
+                        queue.intermediate_queue.cleanup(self, queue)
+            self.last_cleaned_at = now()  # type: ignore[assignment]  # RQ annotates None
+
+    connection = Redis.from_url(settings.redis_url)
+    queue = Queue(settings.queue_name, connection=connection)
+    # worker_ttl: an idle worker waits worker_ttl - 15 s in its blocking pop and heartbeats
+    # after it (RQ's default: 405 s, so `rwaopt worker --check` failed for idle workers);
+    # log_job_description off: a job's arguments are not for the log.
+    return RwaoptWorker(
+        [queue],
+        connection=connection,
+        job_monitoring_interval=settings.worker_heartbeat_s,
+        worker_ttl=settings.worker_heartbeat_s + 15,
+        log_job_description=False,
+    )
 
 
 def shown_redis_url(url: str) -> str:

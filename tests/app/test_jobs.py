@@ -329,3 +329,38 @@ def test_a_reaper_killed_while_it_cleans_frees_the_maintenance_key_within_its_le
             assert connection.exists(key) == 0  # released on leaving the block
         finally:
             holder.kill()
+
+
+def test_rqs_own_clean_up_holds_the_maintenance_key_as_a_lease(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Session 32 left RQ's own periodic clean-up (every ten minutes and at a worker's start)
+    taking the maintenance key for 899 s: a worker killed inside it kept the reapers out for
+    15 minutes. The worker's clean-up now holds it as the reaper's lease: while it cleans the
+    key lives at most a lease, and it is free when the clean-up is done."""
+    from redis import Redis
+    from rq import Queue
+
+    import app.jobs.queue as jobs
+
+    settings = get_settings().model_copy(
+        update={"queue_name": f"rwaopt-test-{uuid.uuid4().hex[:8]}", "worker_heartbeat_s": 1}
+    )
+    connection = Redis.from_url(settings.redis_url)
+    key = Queue(settings.queue_name, connection=connection).registry_cleaning_key
+    seen: list[int] = []
+
+    def cleaning(queue: Any, *_: Any) -> None:
+        seen.append(int(connection.pttl(key)))
+
+    monkeypatch.setattr("rq.registry.clean_registries", cleaning)
+    worker = jobs.make_worker(settings)
+    worker.clean_registries()
+    lease_ms = jobs.maintenance_lease_s(settings) * 1000
+    assert len(seen) == 1 and 0 < seen[0] <= lease_ms  # RQ's own: 899000
+    assert connection.exists(key) == 0 and worker.last_cleaned_at is not None
+    # and a clean-up that finds the key held (a reaper cleaning) leaves it to that holder
+    with maintenance_lease(connection, key, 5.0) as held:
+        assert held
+        worker.clean_registries()
+    assert len(seen) == 1
