@@ -253,10 +253,11 @@ MAX_MESSAGE_BYTES = 1e15  # 1 PB: beyond this a message size is a typo, not a pl
 MAX_MESSAGE_SIZES = 64
 
 
-def _whole_bytes(size: float) -> float:
+def _whole_bytes(size: float, info: ValidationInfo) -> float:
     """A message is a whole number of bytes: 1.5 is a typo for 1.5 KiB or 1.5 MB, not a size
-    to time (65536.0 is 65536 bytes)."""
-    if not size.is_integer():
+    to time (65536.0 is 65536 bytes). A document stored before this rule (version 0.6.x)
+    still reads back (`STORED`)."""
+    if not size.is_integer() and not stored(info):
         raise ValueError(
             f"a message is a whole number of bytes, not {size:g}: round it, or give a unit "
             f"as the CLI reads it ({size:g}KiB, {size:g}MB)"

@@ -156,6 +156,14 @@ def test_a_request_stored_before_a_rule_was_added_still_reads_back(database_url:
     document, _ = sweeps.create(sweep, [f"hash-{i}" for i in range(len(sweep.points()))])
     read = sweeps.get(document.id)
     assert read is not None and read.request.message_sizes_bytes == [64, 64]
+    # a fraction of a byte was accepted up to session 32 (0.6.x): refused now, read back
+    fraction = SMALL | {"message_sizes_bytes": [1.5], "workloads": []}
+    with pytest.raises(ValidationError, match="whole number of bytes"):
+        PlanRequest.model_validate(fraction)
+    row = store.create(PlanRequest.model_validate(fraction, context=STORED),
+                       status=JobStatus.QUEUED)
+    back = store.get(row.id)
+    assert back is not None and back.request.message_sizes_bytes == [1.5]
 
 
 def test_deleting_the_owners_plans_waits_for_a_sweep_reusing_them() -> None:
