@@ -58,7 +58,12 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
     plans = [p.plan for p in planned]
     by_name = {p.plan.algorithm: p for p in planned}
     for i, size in enumerate(plans[0].timings):
-        ranked = sorted(plans, key=lambda p: (p.timings[i].time_s, p.true_steps, p.algorithm))
+        # each algorithm in its fastest shape at this size, feasible or not (the shape
+        # reported is the first size's winner; `best_by_message` holds the others)
+        ranked = sorted(
+            (_fastest_shape(p, i) for p in planned),
+            key=lambda p: (p.timings[i].time_s, p.true_steps, p.algorithm),
+        )
         feasible = {
             p.plan.algorithm: shape for p in planned if (shape := _feasible_shape(p, i)) is not None
         }
@@ -235,6 +240,13 @@ def _faster(a: AlgorithmPlan, b: AlgorithmPlan, i: int) -> bool:
         b.true_steps,
         b.algorithm,
     )
+
+
+def _fastest_shape(planned: PlannedAlgorithm, i: int) -> AlgorithmPlan:
+    """The algorithm's fastest shape at message size i, optically feasible or not: the
+    shape search's winner there, or, without a search, the plan itself."""
+    best = planned.best
+    return best.by_message[i] if best is not None and best.by_message else planned.plan
 
 
 def _feasible_shape(planned: PlannedAlgorithm, i: int) -> tuple[AlgorithmPlan, int | None] | None:

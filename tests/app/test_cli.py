@@ -796,3 +796,26 @@ def test_a_claim_with_a_note_says_what_it_counts() -> None:
     (line,) = [line for line in out.splitlines() if line.startswith("tra2: claimed")]
     assert line.startswith("tra2: claimed 1023 rounds: the inter-node rounds as printed")
     assert line.endswith("Proposition 3 with N in place of P gives 15")
+
+
+def test_fastest_regardless_of_optics_looks_at_every_sizes_own_shapes() -> None:
+    """Review (session 33): at 64 KiB the recommendation named WRHT (77.2 us) as the fastest
+    regardless of optics while synth's 64 KiB shape (63.6 us, in best_by_message) was
+    faster: the ranking looked only at each row's shape, the first size's winner."""
+    code, out, _ = run("plan", "--collective", "allreduce", "--nodes", "16", "--wavelengths",
+                       "8", "--message-bytes", "1MiB", "--message-bytes", "64KiB",
+                       "--search-budget", "5", "--json")
+    assert code == 0
+    doc = json.loads(out)
+
+    def fastest_s(algorithm: dict, i: int) -> float:
+        search = algorithm["shapes"]["search"]
+        if search is not None and search["best_by_message"]:
+            return float(search["best_by_message"][i]["time_s"])
+        return float(algorithm["timings"][i]["time_s"])
+
+    for i, advice in enumerate(doc["recommendation"]):
+        times = {a["algorithm"]: fastest_s(a, i) for a in doc["algorithms"]}
+        assert times[advice["fastest_regardless_of_optics"]] == min(times.values())
+        for skipped in advice["skipped_infeasible"]:
+            assert times[skipped] < advice["time_s"]
