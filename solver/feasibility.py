@@ -209,16 +209,17 @@ class StageOptics:
     failing_ber: int  # BER >= target (eqs. 7-9)
     failing_other_scale: int  # failing when eq. (9) reads the SNR the other way
     max_hops: int
-    worst: LightpathReport | None  # highest BER, then lowest margin
+    worst: LightpathReport | None  # the most laser power needed (`severity`)
     min_laser_power_dbm: float | None
+    worst_ber: float | None = None  # the highest BER of any lightpath
+    worst_margin_db: float | None = None  # the smallest power margin of any lightpath
 
-    @property
-    def worst_ber(self) -> float | None:
-        return None if self.worst is None else self.worst.ber
 
-    @property
-    def worst_margin_db(self) -> float | None:
-        return None if self.worst is None else self.worst.margin_db
+def severity(report: LightpathReport) -> tuple[float, float, float]:
+    """How far a lightpath is from reliable, for picking the worst: the laser power it needs
+    (eq. 6 and eqs. 7-9 at once; a failing lightpath needs more than the request's, so it
+    ranks above every passing one), then its BER, then its margin (lower is worse)."""
+    return (report.min_laser_power_dbm, report.ber, -report.margin_db)
 
 
 @dataclass(frozen=True)
@@ -233,8 +234,9 @@ class PlanOptics:
 
     @property
     def worst(self) -> LightpathReport | None:
+        """The lightpath furthest from reliable (`severity`; the earliest stage on a tie)."""
         reports = [s.worst for s in self.stages if s.worst is not None]
-        return max(reports, key=lambda r: (r.ber, -r.margin_db), default=None)
+        return max(reports, key=severity, default=None)
 
     @property
     def feasible(self) -> bool:
@@ -283,11 +285,11 @@ def _combined(a: StageOptics, b: StageOptics) -> StageOptics:
     """Two windows of one stage as one: counts add up, the worse worst lightpath wins (the
     earlier on a tie)."""
     worst = a.worst
-    if b.worst is not None and (
-        worst is None or (b.worst.ber, -b.worst.margin_db) > (worst.ber, -worst.margin_db)
-    ):
+    if b.worst is not None and (worst is None or severity(b.worst) > severity(worst)):
         worst = b.worst
     powers = [p for p in (a.min_laser_power_dbm, b.min_laser_power_dbm) if p is not None]
+    bers = [x for x in (a.worst_ber, b.worst_ber) if x is not None]
+    margins = [x for x in (a.worst_margin_db, b.worst_margin_db) if x is not None]
     return StageOptics(
         index=a.index,
         lightpaths=a.lightpaths + b.lightpaths,
@@ -298,6 +300,8 @@ def _combined(a: StageOptics, b: StageOptics) -> StageOptics:
         max_hops=max(a.max_hops, b.max_hops),
         worst=worst,
         min_laser_power_dbm=max(powers, default=None),
+        worst_ber=max(bers, default=None),
+        worst_margin_db=min(margins, default=None),
     )
 
 
@@ -317,7 +321,8 @@ def _evaluate_window(
     power = result.margin_db < 0
     noisy = result.ber >= params.target_ber
     other = power | (result.ber_other_scale >= params.target_ber)
-    j = int(np.lexsort((result.margin_db, -result.ber))[0])  # highest BER, then lowest margin
+    # the most laser power needed, then the highest BER, then the lowest margin (`severity`)
+    j = int(np.lexsort((result.margin_db, -result.ber, -need))[0])
     i = int(np.flatnonzero(key == triples[j])[0])  # its first lightpath
     ber, margin = float(result.ber[j]), float(result.margin_db[j])
     worst = LightpathReport(
@@ -349,6 +354,8 @@ def _evaluate_window(
         max_hops=int(hops.max()),
         worst=worst,
         min_laser_power_dbm=float(need.max()),
+        worst_ber=float(result.ber.max()),
+        worst_margin_db=float(result.margin_db.min()),
     )
 
 

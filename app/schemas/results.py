@@ -422,8 +422,10 @@ class StageOpticsResult(Mirror):
     failing_power: int = Field(description="lightpaths with a negative power margin (eq. 6)")
     failing_ber: int = Field(description="lightpaths with BER >= target (eqs. 7-9)")
     max_hops: int
-    worst_ber: float | None
-    worst_margin_db: float | None
+    worst_ber: float | None = Field(description="the highest BER of the stage's lightpaths")
+    worst_margin_db: float | None = Field(
+        description="the smallest power margin of the stage's lightpaths (eq. 6)"
+    )
 
 
 class OtherScaleVerdict(BaseModel):
@@ -443,10 +445,13 @@ class Feasibility(BaseModel):
     failing_lightpaths: int
     other_snr_scale: OtherScaleVerdict
     blocking: Blocking | None = Field(description="the first failing stage's worst lightpath")
-    worst_lightpath: LightpathOpticsResult | None = Field(description="highest BER of the plan")
+    worst_lightpath: LightpathOpticsResult | None = Field(
+        description="the lightpath furthest from reliable: the most laser power needed (a "
+        "failing one before any passing one), then the highest BER, then the lowest margin"
+    )
     max_hops: int
     margin_db: float | None = Field(description="smallest power margin of any lightpath")
-    ber: float | None = Field(description="BER of the worst lightpath")
+    ber: float | None = Field(description="highest BER of any lightpath")
     min_laser_power_dbm: float | None = Field(description="least laser power for a reliable plan")
     closed_form: ClosedFormOptics
     budget: OpticsBudget
@@ -487,7 +492,7 @@ class Feasibility(BaseModel):
             worst_lightpath=None if worst is None else LightpathOpticsResult.of(worst),
             max_hops=max_hops,
             margin_db=float(lightpaths(params, max_hops, 0, 0).margin_db) if max_hops else None,
-            ber=None if worst is None else worst.ber,
+            ber=max((s.worst_ber for s in result.stages if s.worst_ber is not None), default=None),
             min_laser_power_dbm=result.min_laser_power_dbm,
             closed_form=ClosedFormOptics(
                 l_max_hops=result.closed_form_hops,
