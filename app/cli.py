@@ -6,6 +6,7 @@ The solvers, the plotting and the database load only inside the command that nee
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import time
@@ -188,10 +189,7 @@ def rwa_command(
     from app.service import rwa
 
     def work() -> str:
-        try:
-            text = sys.stdin.read() if input_path == "-" else Path(input_path).read_text("utf-8")
-        except OSError as error:
-            raise InvalidInputError(f"cannot read {input_path}: {error.strerror}") from None
+        text = _read_text(input_path)
         try:
             data = RwaInput.model_validate_json(text)
         except ValidationError as error:
@@ -518,6 +516,8 @@ def sweep_command(
     from app.sweep_runner import follow_remote, run_local
 
     def work() -> tuple[str, bool]:
+        if out is not None:
+            _writable(out)
         request = _validated(SweepRequest, _read_grid(grid), flags=None)
         show = sys.stderr.isatty()
         if server is None:
@@ -530,10 +530,42 @@ def sweep_command(
     if out is None:
         typer.echo(csv_text, nl=False)
     else:
-        out.write_text(csv_text)
+        try:
+            out.write_text(csv_text)
+        except OSError as error:  # checked before the sweep; changed since
+            _fail(InvalidInputError(
+                f"cannot write {out}: {error.strerror}; the points are kept, and the same "
+                "sweep again reads them back without solving"
+            ))
         typer.echo(f"wrote {out}", err=True)
     if not complete:
         raise typer.Exit(1)
+
+
+def _read_text(name: str) -> str:
+    """A file's text ('-': standard input), UTF-8; one line saying what to change when it
+    cannot be read or is not UTF-8 (a file saved as UTF-16 starts with bytes 0xff 0xfe)."""
+    try:
+        return sys.stdin.read() if name == "-" else Path(name).read_text("utf-8")
+    except OSError as error:
+        raise InvalidInputError(f"cannot read {name}: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise InvalidInputError(
+            f"{name} is not UTF-8 text (byte 0x{error.object[error.start]:02x} at offset "
+            f"{error.start}); save it as UTF-8"
+        ) from None
+
+
+def _writable(path: Path) -> None:
+    """Refuse, before any work, an output path that cannot be written: a directory, or a
+    file in a folder that does not exist or that this user cannot write."""
+    if path.is_dir():
+        raise InvalidInputError(f"--out {path} is a directory; give a file name in it")
+    folder = path.parent
+    if not folder.is_dir():
+        raise InvalidInputError(f"--out {path}: the folder {folder} does not exist")
+    if not os.access(path if path.exists() else folder, os.W_OK):
+        raise InvalidInputError(f"--out {path}: permission denied")
 
 
 def _read_grid(path: Path) -> object:
@@ -545,10 +577,7 @@ def _read_grid(path: Path) -> object:
 
     from app.presentation.text import parse_size
 
-    try:
-        text = path.read_text()
-    except OSError as error:
-        raise InvalidInputError(f"cannot read {path}: {error.strerror}") from None
+    text = _read_text(str(path))
     is_yaml = path.suffix in (".yaml", ".yml")
     try:
         grid = yaml.safe_load(text) if is_yaml else json.loads(text)

@@ -129,3 +129,38 @@ def test_sweep_on_a_server(tmp_path: Path, server: Server) -> None:
     (tmp_path / "bad.json").write_text(json.dumps({**grid, "algorithms": ["optree"]}))
     refused = sweep(tmp_path, "bad.json", "--server", server.base)
     assert refused.returncode == 2 and "optree" in refused.stderr
+
+
+@pytest.mark.parametrize(
+    ("out", "says"),
+    [
+        ("missing/results.csv", "the folder missing does not exist"),
+        (".", "is a directory; give a file name in it"),
+    ],
+)
+def test_an_out_path_that_cannot_be_written_is_refused_before_solving(
+    tmp_path: Path, out: str, says: str
+) -> None:
+    """Review (session 33): `--out /nonexistent/x.csv` ran the whole sweep, then ended in a
+    FileNotFoundError traceback. Refused first, one line, exit 2, nothing solved or stored."""
+    (tmp_path / "grid.yaml").write_text(GRID_YAML)
+    done = sweep(tmp_path, "grid.yaml", "--out", out)
+    assert done.returncode == 2
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"error: --out {out}") and says in line
+    assert not (tmp_path / "rwaopt.db").exists()
+
+
+def test_a_grid_that_is_not_utf8_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review (session 33): a UTF-16 file (bytes 0xff 0xfe first) was a traceback and
+    'internal error (UnicodeDecodeError)'."""
+    monkeypatch.chdir(tmp_path)
+    Path("grid.json").write_bytes(b"\xff\xfe{}")
+    for args in (["sweep", "grid.json"], ["rwa", "--input", "grid.json"]):
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 2
+        assert result.stderr == (
+            "error: grid.json is not UTF-8 text (byte 0xff at offset 0); save it as UTF-8\n"
+        )
