@@ -44,7 +44,14 @@ def parse_size(text: str) -> float:
             + ", ".join(unit for unit, _ in (*reversed(DECIMAL_UNITS), *reversed(BINARY_UNITS)))
             + " (e.g. 1MiB; any case)"
         )
-    return float(match.group(1)) * UNITS.get(unit, 1)
+    size = float(match.group(1)) * UNITS.get(unit, 1)
+    if not size.is_integer():
+        low = math.floor(size)
+        raise InvalidInputError(
+            f"--message-bytes {text!r} is {size:g} bytes; a message is a whole number of "
+            "bytes: give " + (f"{low} or {low + 1}" if low else "1")
+        )
+    return size
 
 
 SHOWN_ELSEWHERE = ("ring", "collective", "algorithms", "message_sizes_bytes", "workloads")

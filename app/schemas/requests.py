@@ -258,9 +258,10 @@ def _whole_bytes(size: float, info: ValidationInfo) -> float:
     to time (65536.0 is 65536 bytes). A document stored before this rule (version 0.6.x)
     still reads back (`STORED`)."""
     if not size.is_integer() and not stored(info):
+        low = math.floor(size)
         raise ValueError(
-            f"a message is a whole number of bytes, not {size:g}: round it, or give a unit "
-            f"as the CLI reads it ({size:g}KiB, {size:g}MB)"
+            f"a message is a whole number of bytes, not {size:g}: give "
+            + (f"{low} or {low + 1}" if low else "1")
         )
     return size
 

@@ -819,3 +819,20 @@ def test_fastest_regardless_of_optics_looks_at_every_sizes_own_shapes() -> None:
         assert times[advice["fastest_regardless_of_optics"]] == min(times.values())
         for skipped in advice["skipped_infeasible"]:
             assert times[skipped] < advice["time_s"]
+
+
+@pytest.mark.parametrize(
+    ("given", "says"),
+    [
+        ("1.1KiB", "'1.1KiB' is 1126.4 bytes; a message is a whole number of bytes: give 1126 "
+                   "or 1127"),
+        ("0.5B", "'0.5B' is 0.5 bytes; a message is a whole number of bytes: give 1"),
+        ("1.5", "'1.5' is 1.5 bytes; a message is a whole number of bytes: give 1 or 2"),
+    ],
+)
+def test_a_size_that_is_not_whole_bytes_says_the_bytes_it_is(given: str, says: str) -> None:
+    """Review (session 33): '--message-bytes 1.1KiB' was told to 'give a unit' (1126.4KiB),
+    though it had one."""
+    code, _, err = run("plan", "--collective", "allgather", "--nodes", "4", "--wavelengths", "1",
+                       "--message-bytes", given, "--algorithm", "ring")
+    assert code == 2 and err == f"error: --message-bytes {says}\n"
