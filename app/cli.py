@@ -126,8 +126,10 @@ def _validated(model: type[M], data: object, flags: Mapping[str, str] | None = F
         for cut in range(len(loc), 0, -1):
             flag = (flags or {}).get(".".join(loc[:cut]))
             if flag is not None:
+                # --param's place is parameters.<algorithm>.<key>: name the key
+                at = cut + 1 if flag == "--param" else cut
                 keyed = ("--optics", "--param", "--hardware")
-                key = loc[cut] if flag in keyed and cut < len(loc) else ""
+                key = loc[at] if flag in keyed and at < len(loc) else ""
                 known = _keys_of(flag) if first["type"] == "extra_forbidden" else None
                 if known is not None:
                     message = f"not a key of {flag}; its keys: {known}"

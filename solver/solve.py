@@ -117,7 +117,7 @@ def check_exact_size(stage: Stage, method: Method) -> None:
     if least > EXACT_SIZE_LIMIT:
         raise LimitExceededError(
             f"{stage.label or 'a stage'}: the exact model would have at least {least} nonzeros "
-            f"(limit {EXACT_SIZE_LIMIT}); use --method heuristic or auto for this stage",
+            f"(limit {EXACT_SIZE_LIMIT}); use the method heuristic or auto for this stage",
             {"model_size": least, "limit": EXACT_SIZE_LIMIT},
         )
 
@@ -218,7 +218,7 @@ def _solve_rwa(
             if method != Method.AUTO:
                 raise LimitExceededError(
                     f"the exact model would have up to {binaries} nonzeros (limit "
-                    f"{EXACT_SIZE_LIMIT}); use --method heuristic or auto for this stage",
+                    f"{EXACT_SIZE_LIMIT}); use the method heuristic or auto for this stage",
                     {"model_size": binaries, "limit": EXACT_SIZE_LIMIT},
                 )
         else:

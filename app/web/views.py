@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -12,6 +13,7 @@ from app.presentation.text import (
     ber_text,
     fact_text,
     feasibility_verdict,
+    parameters_text,
     percent_text,
     shape_text,
     size_text,
@@ -108,7 +110,16 @@ def _default_text(default: Any) -> str:
     return f"{default:g}" if isinstance(default, float) else str(default)
 
 
+def stored_parameters_text(stored: str | None) -> str:
+    """A sweep row's parameters (JSON text, as its CSV keeps them) the way the plan page and
+    `--param` write a shape ('group=5,levels=0'; '' for none)."""
+    if not stored:
+        return ""
+    return parameters_text(json.loads(stored))
+
+
 FILTERS = {
+    "parameters": stored_parameters_text,
     "fact": fact_text,
     "seconds": seconds_text,
     "percent": percent_or_dash,

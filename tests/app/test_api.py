@@ -70,7 +70,7 @@ def test_exact_too_large_is_413() -> None:
         params={"method": "exact", "time_limit_s": 5},
         json={"nodes": n, "demands": demands},
     )
-    assert r.status_code == 413 and "use --method heuristic" in r.json()["message"]
+    assert r.status_code == 413 and "use the method heuristic or auto" in r.json()["message"]
 
 
 def test_unknown_collective_is_404() -> None:

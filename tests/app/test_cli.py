@@ -836,3 +836,13 @@ def test_a_size_that_is_not_whole_bytes_says_the_bytes_it_is(given: str, says: s
     code, _, err = run("plan", "--collective", "allgather", "--nodes", "4", "--wavelengths", "1",
                        "--message-bytes", given, "--algorithm", "ring")
     assert code == 2 and err == f"error: --message-bytes {says}\n"
+
+
+def test_a_param_out_of_range_names_its_key() -> None:
+    """Review (session 33): '--param pieces=100000' said '--param synth: ...', the algorithm
+    where the key was meant (the API names parameters.synth.pieces)."""
+    code, _, err = run("plan", "--collective", "allgather", "--nodes", "8", "--wavelengths",
+                       "2", "--message-bytes", "1MiB", "--algorithm", "synth",
+                       "--param", "pieces=100000")
+    assert code == 2
+    assert err == "error: --param pieces: Input should be less than or equal to 8192\n"

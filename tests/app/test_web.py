@@ -179,7 +179,7 @@ def test_unknown_and_failed_jobs_show_the_error(client: TestClient) -> None:
 
 def test_sweep_and_reproduction_pages(client: TestClient, settings_env: str) -> None:
     body = {"collective": "allgather", "nodes": [8, 16], "wavelengths_per_fiber": 4}
-    body |= {"message_sizes_bytes": [65536], "time_limit_s": 5, "algorithms": ["ring", "osm"]}
+    body |= {"message_sizes_bytes": [65536], "time_limit_s": 5, "algorithms": ["ring", "optree"]}
     sweep = client.post("/api/v1/sweeps", json=body).json()
     done = _wait(client, f"/api/v1/sweeps/{sweep['id']}")
     assert done["status"] == "done"
@@ -188,6 +188,12 @@ def test_sweep_and_reproduction_pages(client: TestClient, settings_env: str) -> 
     assert page.count('<tr class="') == len(rows) == 4
     assert "/plots/steps-vs-nodes.svg" in page and "/results?format=csv" in page
     assert '<progress id="points" max="2" value="2">' in page  # 2 points, 2 algorithms each
+    # shapes as the plan page and --param write them (review, session 33: JSON text)
+    optree = [json.loads(r["parameters"]) for r in rows if r["algorithm"] == "optree"]
+    for params in optree:
+        shown = "x".join(map(str, params["branching"]))
+        assert f"branching={shown}</td>" in page
+    assert "{&#34;" not in page and '{"' not in page.split("<tbody>")[1]
     past = client.get(f"/sweeps/{sweep['id']}", params={"offset": 1000}).text
     assert "no rows past row 4" in past and "rows 1001" not in past  # read 'rows 1001-4 of 4'
     assert f'href="/sweeps/{sweep["id"]}?offset=0"' in past

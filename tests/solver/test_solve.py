@@ -158,7 +158,7 @@ def test_exact_refuses_oversized_model() -> None:
     from models.errors import LimitExceededError
 
     n = 201  # odd: not built by solver.constructions
-    with pytest.raises(LimitExceededError, match="use --method heuristic"):
+    with pytest.raises(LimitExceededError, match="use the method heuristic or auto"):
         solve_stage(Ring(n), all_to_all(n), SolveOptions(method=Method.EXACT, time_limit_s=5.0))
 
 
