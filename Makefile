@@ -38,9 +38,11 @@ simgrid: install
 	@ln -sf $(SIMGRID_SO) "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/"
 	@$(BIN)/python -c "import simgrid" 2>/dev/null
 
-# The suite on every core, at most 4 workers (pytest-xdist): 7 to 12 min on 2 cores.
+# The suite on every core, at most 4 workers (pytest-xdist); idle workers take queued tests
+# from busy ones (worksteal: the long tests at the end no longer wait behind one worker):
+# 7.4 min on 2 cores in session 33, against 8.0 with xdist's default distribution.
 test: install browser simgrid
-	$(BIN)/python -m pytest -n auto --maxprocesses 4
+	$(BIN)/python -m pytest -n auto --maxprocesses 4 --dist worksteal
 
 lint: install
 	$(BIN)/ruff check .
