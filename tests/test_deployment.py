@@ -112,3 +112,33 @@ def test_the_readme_names_every_sweep_csv_column() -> None:
     readme = (ROOT / "README.md").read_text()
     paragraph = readme.split("Results have one row per point,")[1].split("A point an")[0]
     assert [c for c in CSV_COLUMNS if not re.search(rf"\b{c}\b", paragraph)] == []
+
+
+def test_every_data_file_of_the_packages_is_installed() -> None:
+    """Review (session 33): the image installs rwaopt with `pip install .` (not editable), and
+    `models/printed/*.json` was not in package-data: every reproduction in the compose
+    deployment failed with FileNotFoundError, while `make test` (an editable install) passed.
+    Every file of app/, models/ and solver/ that is not Python must match a package-data glob
+    of the package that holds it, as setuptools matches them."""
+    import fnmatch
+    import subprocess
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    globs: dict[str, list[str]] = data["package-data"]
+    tracked = subprocess.run(
+        ["git", "ls-files", "app", "models", "solver"], cwd=ROOT, capture_output=True,
+        text=True, check=True,
+    ).stdout.split()
+    missing = []
+    for name in tracked:
+        path = Path(name)
+        if path.suffix == ".py" or "__pycache__" in path.parts:
+            continue
+        package = path.parent  # the deepest folder with an __init__.py holds it
+        while not (ROOT / package / "__init__.py").exists():
+            package = package.parent
+        dotted = ".".join(package.parts)
+        inside = path.relative_to(package).as_posix()
+        if not any(fnmatch.fnmatch(inside, g) for g in globs.get(dotted, [])):
+            missing.append(name)
+    assert not missing, f"not in [tool.setuptools.package-data]: {missing}"
