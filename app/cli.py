@@ -510,6 +510,14 @@ def sweep_command(
     out: Annotated[
         Path | None, typer.Option("--out", help="write the results CSV here (default: stdout)")
     ] = None,
+    api_key: Annotated[
+        str | None,
+        typer.Option(
+            envvar="RWAOPT_API_KEY",
+            show_envvar=True,
+            help="with --server: the key a server with RWAOPT_API_KEYS needs (X-API-Key)",
+        ),
+    ] = None,
 ) -> None:
     """Plan a whole grid (every plan option one value or a list): locally on a process pool
     (RWAOPT_SOLVER_PROCESSES, results kept in RWAOPT_DATABASE_URL), or on a server. Points
@@ -518,6 +526,8 @@ def sweep_command(
     from app.sweep_runner import follow_remote, run_local
 
     def work() -> tuple[str, bool]:
+        if api_key is not None and server is None:
+            raise InvalidInputError("--api-key is for --server; a local sweep needs none")
         if out is not None:
             _writable(out)
         request = _validated(SweepRequest, _read_grid(grid), flags=None)
@@ -526,7 +536,7 @@ def sweep_command(
             settings = _settings()
             _database(settings)
             return run_local(request, settings, show)
-        return follow_remote(request, server, show)
+        return follow_remote(request, server, show, api_key)
 
     csv_text, complete = _run(work)
     if out is None:

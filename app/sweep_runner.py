@@ -98,31 +98,37 @@ def _current(store: SweepStore, sweep_id: str) -> SweepDocument:
     return document
 
 
-def follow_remote(request: SweepRequest, server: str, show: bool) -> tuple[str, bool]:
-    """Post the sweep to `server`, follow it, and fetch its results CSV."""
+def follow_remote(
+    request: SweepRequest, server: str, show: bool, api_key: str | None = None
+) -> tuple[str, bool]:
+    """Post the sweep to `server`, follow it, and fetch its results CSV; `api_key` goes in
+    the X-API-Key header of every request (a server with RWAOPT_API_KEYS needs one)."""
     base = server.rstrip("/")
+    headers = {} if api_key is None else {"X-API-Key": api_key}
     document = SweepDocument.model_validate(
-        _call("POST", f"{base}/api/v1/sweeps", request.model_dump(mode="json"))
+        _call("POST", f"{base}/api/v1/sweeps", headers, request.model_dump(mode="json"))
     )
     where = f"{base}/api/v1/sweeps/{document.id}"
     with PointsBar(document.points.total, show) as bar:
         while not document.status.finished:
             bar.show(document.points)
             time.sleep(POLL_S)
-            document = SweepDocument.model_validate(_call("GET", where))
+            document = SweepDocument.model_validate(_call("GET", where, headers))
         bar.show(document.points)
-    text = _fetch(f"{where}/results?format=csv").decode()
+    text = _fetch(f"{where}/results?format=csv", headers).decode()
     return text, document.points.queued + document.points.running == 0
 
 
-def _call(method: str, url: str, body: Any = None) -> Any:
+def _call(method: str, url: str, headers: dict[str, str], body: Any = None) -> Any:
     data = None if body is None else json.dumps(body).encode()
-    return json.loads(_fetch(url, method, data))
+    return json.loads(_fetch(url, headers, method, data))
 
 
-def _fetch(url: str, method: str = "GET", data: bytes | None = None) -> bytes:
+def _fetch(
+    url: str, headers: dict[str, str], method: str = "GET", data: bytes | None = None
+) -> bytes:
     """The answer's body; an error answer raised as the rwaopt error it carries."""
-    request = urllib.request.Request(url, data=data, method=method)
+    request = urllib.request.Request(url, data=data, method=method, headers=headers)
     request.add_header("Content-Type", "application/json")
     try:
         with urllib.request.urlopen(request, timeout=60) as answer:

@@ -164,3 +164,24 @@ def test_a_grid_that_is_not_utf8_is_one_line(
         assert result.stderr == (
             "error: grid.json is not UTF-8 text (byte 0xff at offset 0); save it as UTF-8\n"
         )
+
+
+def test_sweep_on_a_server_that_needs_an_api_key(tmp_path: Path) -> None:
+    """Review (session 33): `rwaopt sweep --server` sent no key, so it could not be used
+    against a server with RWAOPT_API_KEYS (the compose deployment requires them), and the
+    error asked for the X-API-Key header it had no way to send. --api-key (or
+    RWAOPT_API_KEY) sends it."""
+    key = "sweep-key-" + "1" * 16
+    keyed = Server(f"sqlite:///{tmp_path / 'keyed.db'}", tmp_path / "keyed.log",
+                   env={"RWAOPT_API_KEYS": key}).start()
+    try:
+        grid = {"collective": "allgather", "algorithms": ["ring"], "nodes": [4, 6],
+                "wavelengths_per_fiber": 1, "message_sizes_bytes": [4096]}  # fmt: skip
+        (tmp_path / "grid.json").write_text(json.dumps(grid))
+        refused = sweep(tmp_path, "grid.json", "--server", keyed.base)
+        assert refused.returncode != 0 and "needs an API key" in refused.stderr
+        done = sweep(tmp_path, "grid.json", "--server", keyed.base, "--api-key", key)
+        assert done.returncode == 0, done.stderr
+        assert {r["status"] for r in rows(done.stdout)} == {"done"}
+    finally:
+        keyed.stop()
