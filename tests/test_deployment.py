@@ -74,6 +74,11 @@ def test_credentials_come_from_the_env_file_and_are_required() -> None:
     example = (ROOT / "docker" / ".env.example").read_text()
     assert re.search(r"^POSTGRES_PASSWORD=$", example, re.M)  # no default password shipped
     assert re.search(r"^RWAOPT_API_KEYS=$", example, re.M)
+    # review (session 33): workers at the default budget could ask for 160 % of the host
+    assert "${RWAOPT_SOLVE_MEMORY_MB:?" in text and re.search(
+        r"^RWAOPT_SOLVE_MEMORY_MB=$", example, re.M
+    )
+    assert "RWAOPT_SOLVE_MEMORY_MB" in SERVICES["worker"]["environment"]
     assert "RWAOPT_API_KEYS" in SERVICES["api"]["environment"]  # it listens on 0.0.0.0
     assert "docker/.env" in (ROOT / ".gitignore").read_text().split()
 

@@ -49,7 +49,7 @@ from app.planning import prepare
 from app.schemas.documents import PlanDocument, ReproductionDocument
 from app.service import execute, reproduce
 from app.settings import Settings, get_settings
-from models.errors import RwaoptError
+from models.errors import LimitExceededError, RwaoptError
 
 log = logging.getLogger("rwaopt.jobs")
 Doc = TypeVar("Doc", PlanDocument, ReproductionDocument)
@@ -191,11 +191,32 @@ def _run_job(
         except JobInterruptedError:
             raise
         except Exception as error:  # a bug: keep the job readable and say what happened
+            timed_out = _rq_timeout(error)
+            if timed_out is not None:
+                return fail(timed_out)
             log.exception("job %s failed", job_id)
             return fail(internal(error))
         return "done" if finished else "gone"
     except JobInterruptedError:  # stopping while the database was away: the next start
         return "interrupted"
+
+
+def _rq_timeout(error: Exception) -> LimitExceededError | None:
+    """RQ's job timeout (RWAOPT_MAX_SOLVE_S of the service that queued the job, plus RQ's
+    60 s: `_enqueue`) raised in the work horse, as the limit it is (it was failed as an
+    internal error); None for any other exception."""
+    from rq import get_current_job
+    from rq.timeouts import JobTimeoutException
+
+    if not isinstance(error, JobTimeoutException):
+        return None
+    job = get_current_job()
+    allowed = f"{job.timeout:g} s" if job is not None and job.timeout else "its time"
+    return LimitExceededError(
+        f"the solve ran past its limit ({allowed} on the queue: RWAOPT_MAX_SOLVE_S of the "
+        "service that queued it, plus 60 s) and was ended; ask for less: a smaller ring, "
+        "fewer algorithms, a shorter time_limit_s or search_budget_s"
+    )
 
 
 _threads = SharedExecutor(

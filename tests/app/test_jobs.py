@@ -364,3 +364,30 @@ def test_rqs_own_clean_up_holds_the_maintenance_key_as_a_lease(
         assert held
         worker.clean_registries()
     assert len(seen) == 1
+
+
+def test_an_rq_job_past_its_timeout_is_failed_as_a_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review (session 33): RQ raises JobTimeoutException in the work horse when a job runs
+    past its timeout (RWAOPT_MAX_SOLVE_S + 60 s); the job was failed as 'internal error
+    (JobTimeoutException)'. It is the limit: 413's limit_exceeded, with the time it had.
+    A real RQ worker (in this process, burst) on the real Redis, a solve that sleeps."""
+    from redis import Redis
+    from rq import Queue, SimpleWorker
+
+    url = f"sqlite:///{tmp_path / 'jobs.db'}"
+    store = PlanStore(url)
+    store.migrate()
+    row = store.create(PlanRequest.model_validate(SMALL))
+    monkeypatch.setattr("app.jobs.queue.execute", lambda spec, watch: time.sleep(30))
+    connection = Redis.from_url(get_settings().redis_url)
+    queue = Queue(f"rwaopt-test-{uuid.uuid4().hex[:8]}", connection=connection)
+    queue.enqueue(run_plan_job, row.id, url, job_timeout=1, job_id=row.id)
+    started = time.monotonic()
+    SimpleWorker([queue], connection=connection).work(burst=True)
+    assert time.monotonic() - started < 20
+    failed = store.get(row.id)
+    assert failed is not None and failed.status == "failed" and failed.error is not None
+    assert failed.error.code == "limit_exceeded"
+    assert failed.error.message.startswith("the solve ran past its limit (1 s on the queue")
