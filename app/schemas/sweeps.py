@@ -45,7 +45,7 @@ from app.schemas.requests import (
 from models.algorithms.base import Collective, ShapeMode
 from models.closed_forms import Unit
 
-MAX_SWEEP_POINTS = 256
+MAX_SWEEP_POINTS = 256  # SweepRequest's docstring (the API's description) says 256
 MAX_AXIS_VALUES = 64
 RING_AXES = ("nodes", "fibers_per_direction", "wavelengths_per_fiber")
 # Lists a plan takes whole: every point gets all of them (they are not axes).
@@ -56,7 +56,8 @@ def _axis(info: FieldInfo, name: str) -> tuple[Any, FieldInfo]:
     """A plan field as a sweep axis: its own type (with its limits), or a list of values."""
     value = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
     values = Annotated[list[value], Field(min_length=1, max_length=MAX_AXIS_VALUES)]  # type: ignore[valid-type]
-    described = (info.description or name).rstrip(".")
+    described = (info.description or f"the plan's `{name}`, as POST /api/v1/plans takes it")
+    described = described.rstrip(".")
     description = f"{described}. One value for every point, or a list of values to sweep over"
     axis = Annotated[
         Annotated[value, Tag(ONE)] | Annotated[values, Tag(MANY)],  # type: ignore[valid-type]
@@ -68,7 +69,9 @@ def _axis(info: FieldInfo, name: str) -> tuple[Any, FieldInfo]:
 
 
 def _fields() -> dict[str, Any]:
-    fields: dict[str, Any] = {"collective": _axis(PlanRequest.model_fields["collective"], "")}
+    fields: dict[str, Any] = {
+        "collective": _axis(PlanRequest.model_fields["collective"], "collective")
+    }
     for name in RING_AXES:
         fields[name] = _axis(RingSpec.model_fields[name], name)
     for name, info in PlanRequest.model_fields.items():
@@ -88,7 +91,7 @@ AXES: tuple[str, ...] = tuple(n for n in _SweepFields.model_fields if n not in P
 class SweepRequest(_SweepFields):  # type: ignore[misc,valid-type]
     """A grid of plans: `{"collective": "allreduce", "nodes": [8, 16], "wavelengths_per_fiber":
     [4, 8], "message_sizes_bytes": [1048576], ...}`. Any plan option given as a list is an axis;
-    the points are every combination, at most MAX_SWEEP_POINTS."""
+    the points are every combination, at most 256 of them (`MAX_SWEEP_POINTS`)."""
 
     _points: list[PlanRequest] = PrivateAttr(default_factory=list)
 

@@ -619,3 +619,17 @@ def test_deleting_a_running_sweep_cancels_it_and_a_second_delete_removes_it(
     from app.jobs.queue import run_plan_job
 
     assert run_plan_job(held[0], database_url) == "gone"  # a released job does nothing
+
+
+def test_every_sweep_field_is_described_in_words() -> None:
+    """Review (session 33): the OpenAPI document read '. One value for every point, ...' for
+    `collective` (an empty name), 'hardware. One value ...' for fields without a description,
+    and 'at most MAX_SWEEP_POINTS' (a constant's name) for the grid's limit."""
+    from app.schemas.sweeps import MAX_SWEEP_POINTS, SweepRequest
+
+    schema = SweepRequest.model_json_schema()
+    for name, field in schema["properties"].items():
+        text = field.get("description", "")
+        what = text.split(". One value")[0]
+        assert what.strip() and what != name, (name, text)
+    assert f"at most {MAX_SWEEP_POINTS} of them" in schema["description"]

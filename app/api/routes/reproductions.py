@@ -28,7 +28,16 @@ router = APIRouter(prefix="/reproductions", tags=["reproductions"])
 
 Store = Annotated[ReproductionStore, Depends(get_reproductions)]
 Who = Annotated[Caller, Depends(caller)]
-EXAMPLE = {"quick": {"summary": "TRA's K and D (a second)", "value": {"targets": ["tra"]}}}
+EXAMPLE = {
+    "quick": {
+        "summary": "TRA's K and D, quick grids (about 10 s)",
+        "value": {"targets": ["tra"], "quick": True},
+    },
+    "full": {
+        "summary": "TRA's K and D, the papers' grids (about a minute)",
+        "value": {"targets": ["tra"]},
+    },
+}
 
 
 @router.post(
