@@ -28,7 +28,10 @@ DESCRIPTIONS = {
     404: "unknown plan, algorithm or collective",
     408: "the request body arrived too slowly",
     409: "the plan is not done yet",
-    413: "beyond a size limit of the chosen method",
+    413: "beyond a limit: the request body's size (RWAOPT_MAX_BODY_BYTES), the chosen "
+    "method's model size, the memory one solve may use (RWAOPT_SOLVE_MEMORY_MB, estimated up "
+    "front) or the time it may take (RWAOPT_MAX_SOLVE_S); the message says which and what "
+    "fits",
     422: "the request does not match the schema",
     503: "the database, the job queue or a solver process is unavailable or busy; retry "
     "(after Retry-After seconds when given), or ask for less",
@@ -45,7 +48,43 @@ def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     detail}; listing 422 replaces FastAPI's default validation-error schema, which our handler
     does not use."""
     every = sorted({401, 403, *codes})  # the API-key check guards every /api/v1 operation
-    return {code: {"model": ErrorBody, "description": DESCRIPTIONS[code]} for code in every}
+    return {
+        code: {
+            "model": ErrorBody,
+            "description": DESCRIPTIONS[code],
+            "content": {"application/json": {"example": EXAMPLES[code]}},
+        }
+        for code in every
+    }
+
+
+# One answer of each status, as the service writes it (the messages are the code's own),
+# so the document's error examples are not all the 404 of the ErrorBody schema.
+EXAMPLES: dict[int, dict[str, Any]] = {
+    400: {"code": "invalid_input",
+          "message": "parameters given for hring, which is not among the algorithms"},
+    401: {"code": "unauthorized",
+          "message": "this server needs an API key: send it in the X-API-Key header"},
+    403: {"code": "forbidden",
+          "message": "this API key is read-only (':read'); use a key that may write"},
+    404: {"code": "not_found",
+          "message": "no plan 'no-such-plan'; GET /api/v1/plans lists the stored plans"},
+    408: {"code": "body_timeout", "message": "no body data for 30 s"},
+    409: {"code": "not_ready", "detail": {"status": "running"},
+          "message": "plan 0b7c... is running; its lightpaths and plots exist once it is done"},
+    413: {"code": "limit_exceeded",
+          "message": "the solve ran past its limit of 3600 s (RWAOPT_MAX_SOLVE_S) and was "
+          "ended; ask for less: a smaller ring, fewer algorithms, a shorter time_limit_s or "
+          "search_budget_s"},
+    422: {"code": "invalid_input",
+          "message": "message_sizes_bytes.0: a message is a whole number of bytes, not 1.5: "
+          "give 1 or 2"},
+    429: {"code": "queue_full", "detail": {"retry_after_s": 30, "queued": 64},
+          "message": "64 jobs are queued or running and this adds 1; at most 64 "
+          "(RWAOPT_MAX_QUEUED_JOBS): retry later"},
+    503: {"code": "busy", "detail": {"retry_after_s": 5},
+          "message": "all 2 solver processes are busy; retry in a little while"},
+}  # fmt: skip
 
 
 def _allowed(app: FastAPI, path: str) -> list[str]:

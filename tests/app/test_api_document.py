@@ -177,3 +177,27 @@ def test_every_request_example_is_accepted() -> None:
         model = REQUEST_MODELS[body["schema"]["$ref"].rsplit("/", 1)[1]]
         for example in body.get("examples", {}).values():
             model.model_validate(example["value"])
+
+
+def test_each_error_status_shows_an_example_of_its_own() -> None:
+    """Review (session 33): every error status of every operation showed the ErrorBody
+    schema's one example, a 404 'no plan'; each status now shows an answer of its own, whose
+    code is the one the service sends with that status."""
+    from app.errors import ErrorBody
+
+    document = app.openapi()
+    seen = 0
+    for operations in document["paths"].values():
+        for operation in operations.values():
+            for status, answer in operation.get("responses", {}).items():
+                body = answer.get("content", {}).get("application/json", {})
+                if not body.get("schema", {}).get("$ref", "").endswith("/ErrorBody"):
+                    continue  # /ready's 503 is its Health document
+                example = body["example"]
+                ErrorBody.model_validate(example)
+                if status == "404":
+                    assert example["code"] == "not_found"
+                else:
+                    assert example["code"] != "not_found", (status, example)
+                seen += 1
+    assert seen > 20
