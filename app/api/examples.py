@@ -85,13 +85,19 @@ def _walk(schemas: dict[str, Any], spec: dict[str, Any], value: Any) -> None:
             _walk(schemas, prop, value[name])
 
 
+KEPT_WHOLE = ("request",)  # a document's request is small, and its counts depend on it
+
+
 def _trimmed(value: Any) -> Any:
     """The value with every list cut to its first item: a whole plan's example would be tens
-    of kilobytes that the docs pages render for every response."""
+    of kilobytes that the docs pages render for every response. A document's `request` is
+    kept whole: cut, a sweep's request named one point beside `points.total` = 4."""
     if isinstance(value, list):
         return [_trimmed(item) for item in value[:1]]
     if isinstance(value, dict):
-        return {key: _trimmed(item) for key, item in value.items()}
+        return {
+            key: item if key in KEPT_WHOLE else _trimmed(item) for key, item in value.items()
+        }
     return value
 
 

@@ -52,3 +52,16 @@ def test_every_model_shows_an_example_and_most_fields_a_value() -> None:
               if "example" in spec]  # fmt: skip
     # the rest are large nested objects (their own model shows them) or null in every answer
     assert len(inline) >= 0.9 * len(fields), set(fields) - set(inline)
+
+
+def test_a_documents_example_keeps_its_whole_request() -> None:
+    """Review (session 33): examples cut every list to one item, the request's too, so the
+    sweep's example asked for one point beside `points.total` = 4."""
+    from app.schemas.sweeps import SweepRequest
+
+    schemas = app.openapi()["components"]["schemas"]
+    sweep = schemas["SweepDocument"]["example"]
+    assert len(SweepRequest.model_validate(sweep["request"]).points()) == sweep["points"]["total"]
+    recorded = json.loads((FOLDER / "plan_allreduce.json").read_text())
+    plan = schemas["PlanDocument"]["example"]
+    assert plan["request"] == recorded["request"]
