@@ -137,19 +137,22 @@ def check_memory(collective: Collective, nodes: int, choices: Sequence[Algorithm
     if need <= budget:
         return
     fits = largest_nodes_within(collective, planned, budget, nodes)
-    advice = (
-        f"the largest ring that fits with these algorithms is N = {fits}"
-        if fits is not None
-        else "not even the smallest ring fits with these algorithms"
-    )
+    advice = []
+    if fits is not None:
+        advice.append(f"the largest ring that fits with these algorithms is N = {fits}")
     if any(best for _, best in planned):
         at_paper = [(name, False) for name, _ in planned]
         if estimate_mb(collective, nodes, at_paper) <= budget:
-            advice += f"; at N = {nodes} their paper shapes fit (shape 'paper')"
+            advice.append(f"at N = {nodes} their paper shapes fit (shape 'paper')")
+    alone = [c for c in planned if estimate_mb(collective, nodes, [c]) <= budget]
+    if len(planned) > 1 and alone:  # fewer algorithms a plan: each of these fits by itself
+        advice.append(f"planned alone, {', '.join(name for name, _ in alone)} fit")
+    if not advice:
+        advice.append("nothing fits this budget at this ring: raise RWAOPT_SOLVE_MEMORY_MB")
     raise LimitExceededError(
-        f"this plan's solve is estimated to need {need / 1024:.1f} GB, more than the "
-        f"{budget / 1024:.1f} GB one solve may use (RWAOPT_SOLVE_MEMORY_MB); {advice}, "
-        "or plan fewer algorithms",
+        f"this plan's solve is estimated to need {need / 1024:.2f} GB, more than the "
+        f"{budget / 1024:.2f} GB one solve may use (RWAOPT_SOLVE_MEMORY_MB); "
+        + "; ".join(advice),
         {"estimated_mb": round(need), "budget_mb": round(budget), "largest_nodes": fits},
     )
 

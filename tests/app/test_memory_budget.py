@@ -156,3 +156,25 @@ def test_the_work_horse_fails_its_job_before_the_kernel_kills_it(
 def test_outside_a_work_horse_there_is_no_guard() -> None:
     store: Any = None
     assert isinstance(queue._horse_memory_guard(store, "x"), contextlib.nullcontext)
+
+
+def test_at_the_least_budget_the_refusal_says_which_algorithms_fit_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review (session 33): at RWAOPT_SOLVE_MEMORY_MB = 256 (the least allowed) every
+    algorithm of N = 8 together was refused with '...; not even the smallest ring fits with
+    these algorithms, or plan fewer algorithms'. It names the algorithms that fit alone,
+    each of which then plans."""
+    monkeypatch.setenv("RWAOPT_SOLVE_MEMORY_MB", "256")
+    get_settings.cache_clear()
+    try:
+        with pytest.raises(LimitExceededError) as refused:
+            prepare(_request(8, "all"))
+        message = refused.value.message
+        assert "not even" not in message and "; planned alone, " in message
+        alone = message.split("; planned alone, ")[1].removesuffix(" fit").split(", ")
+        assert "ring" in alone
+        for name in alone:
+            prepare(_request(8, [name]))
+    finally:
+        get_settings.cache_clear()
