@@ -172,6 +172,9 @@ async def _in_pool(
                 stop.set()
             if shutting_down.is_set():
                 stop.set()
+                # the solve ends with JobCancelledError, which no one awaits any more: read
+                # it when it comes, or asyncio logs "Future exception was never retrieved"
+                future.add_done_callback(_read_exception)
                 raise ShuttingDownError(
                     "the server is shutting down and this answer was not finished; nothing "
                     "was stored: send it again once the server is back (a plan posted with "
@@ -179,6 +182,13 @@ async def _in_pool(
                 )
     except asyncio.CancelledError:
         stop.set()
+        future.add_done_callback(_read_exception)
         raise
     outcome: T | ErrorBody = future.result()
     return _answer(outcome)
+
+
+def _read_exception(future: asyncio.Future[Any]) -> None:
+    """Mark an abandoned solve's outcome as read (its error was answered already)."""
+    if not future.cancelled():
+        future.exception()

@@ -500,6 +500,9 @@ def test_a_waiting_client_at_sigterm_gets_the_error_format(tmp_path: Path) -> No
     assert time.monotonic() - started < 5
     assert status == 503 and headers.get("content-type", "").startswith("application/json")
     assert json.loads(body)["code"] == "shutting_down"
+    # the abandoned solve's JobCancelledError is read, not logged as never retrieved
+    # (review, session 33)
+    assert "Future exception was never retrieved" not in server.log.read_text()
 
 
 def test_a_plan_that_killed_the_server_twice_is_failed(tmp_path: Path) -> None:
