@@ -201,3 +201,17 @@ def test_each_error_status_shows_an_example_of_its_own() -> None:
                     assert example["code"] != "not_found", (status, example)
                 seen += 1
     assert seen > 20
+
+
+def test_every_parameter_of_every_operation_is_described() -> None:
+    """Review (session 33): /rwa's time_limit_s and the plots' kind and fmt had none."""
+    document = app.openapi()
+    bare = [
+        (method, path, parameter["name"])
+        for path, operations in document["paths"].items()
+        for method, operation in operations.items()
+        if method != "parameters"
+        for parameter in operation.get("parameters", [])
+        if not parameter.get("description") and not parameter["schema"].get("description")
+    ]
+    assert not bare

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Body, Depends, Query, Request, Response, status
+from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response, status
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 
@@ -217,8 +217,8 @@ def assignment(
 )
 def plot(
     plan_id: JobId,
-    kind: Literal["channel-usage", "time-vs-message"],
-    fmt: Literal["png", "svg"],
+    kind: Annotated[Literal["channel-usage", "time-vs-message"], Path(description="which plot")],
+    fmt: Annotated[Literal["png", "svg"], Path(description="image format")],
     store: Store,
     who: Who,
     algorithm: Annotated[

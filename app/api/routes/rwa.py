@@ -30,7 +30,10 @@ async def solve(
     method: Annotated[Method, Query(description="auto, exact, exact-highs or heuristic")] = (
         Method.AUTO
     ),
-    time_limit_s: Annotated[float, Query(gt=0, le=MAX_TIME_LIMIT_S)] = 10.0,
+    time_limit_s: Annotated[
+        float,
+        Query(gt=0, le=MAX_TIME_LIMIT_S, description="seconds the exact search may take"),
+    ] = 10.0,
     max_tx_per_node: Annotated[
         int | None,
         Query(ge=1, le=MAX_PER_NODE, description="most lightpaths a node sends per slot"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Body, Depends, Query, Response, status
+from fastapi import APIRouter, Body, Depends, Path, Query, Response, status
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 
@@ -189,8 +189,8 @@ def _json_array(rows: Iterator[SweepRow]) -> Iterator[str]:
 )
 def sweep_plot(
     sweep_id: JobId,
-    kind: Literal["steps-vs-nodes", "time-vs-message"],
-    fmt: Literal["png", "svg"],
+    kind: Annotated[Literal["steps-vs-nodes", "time-vs-message"], Path(description="which plot")],
+    fmt: Annotated[Literal["png", "svg"], Path(description="image format")],
     store: Store,
     who: Who,
 ) -> Response:
