@@ -85,6 +85,34 @@ def _walk(schemas: dict[str, Any], spec: dict[str, Any], value: Any) -> None:
             _walk(schemas, prop, value[name])
 
 
+def accepted(name: str) -> dict[int | str, dict[str, Any]]:
+    """The 202 answer of a POST that queues a job, as an OpenAPI `responses` entry: the
+    recorded document `name` as it is when queued (nothing solved yet), so the docs do not
+    show a finished document under 'queued'."""
+    document = json.loads((FOLDER / name).read_text())
+    document |= {"status": "queued", "seconds": None, "error": None}
+    if "result" in document:
+        document["result"] = None
+    if "points" in document:
+        total = document["points"]["total"]
+        document["points"] = {key: 0 for key in document["points"]} | {
+            "total": total, "queued": total
+        }
+    for key in ("findings", "files"):
+        if key in document:
+            document[key] = []
+    if "verdicts" in document:
+        document["verdicts"] = {}
+    example = {key: value for key, value in document.items() if key != "request"}
+    example["request"] = document["request"]
+    return {
+        202: {
+            "description": "queued: GET its URL (Location) until it is done",
+            "content": {"application/json": {"example": example}},
+        }
+    }
+
+
 KEPT_WHOLE = ("request",)  # a document's request is small, and its counts depend on it
 
 

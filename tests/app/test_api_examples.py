@@ -65,3 +65,18 @@ def test_a_documents_example_keeps_its_whole_request() -> None:
     recorded = json.loads((FOLDER / "plan_allreduce.json").read_text())
     plan = schemas["PlanDocument"]["example"]
     assert plan["request"] == recorded["request"]
+
+
+@pytest.mark.parametrize(
+    ("path", "model"),
+    [("/api/v1/plans", PlanDocument), ("/api/v1/sweeps", SweepDocument),
+     ("/api/v1/reproductions", ReproductionDocument)],
+)  # fmt: skip
+def test_a_queued_answer_shows_a_queued_document(path: str, model: type) -> None:
+    """Review (session 33): the 202 ('queued') answers showed a finished document."""
+    answer = app.openapi()["paths"][path]["post"]["responses"]["202"]
+    example = answer["content"]["application/json"]["example"]
+    # FastAPI writes the document without null members: fill them back
+    nulls = {name: None for name in model.model_fields if name not in example}
+    document = model.model_validate(example | nulls)
+    assert document.status == "queued" and document.seconds is None

@@ -12,6 +12,7 @@ from fastapi.responses import StreamingResponse
 from app.api.auth import Caller, caller
 from app.api.deps import admit, enqueue, get_store
 from app.api.errors import BINARY, TEXT, responses
+from app.api.examples import accepted
 from app.api.params import JobId, Limit, Offset
 from app.errors import NotFoundError, NotReadyError
 from app.jobs.pool import plan_async
@@ -73,7 +74,7 @@ Who = Annotated[Caller, Depends(caller)]
     status_code=status.HTTP_200_OK,
     response_model=PlanDocument,
     responses={
-        202: {"model": PlanDocument, "description": "queued (wait=false)"},
+        202: {"model": PlanDocument, **accepted("plan_allreduce.json")[202]},
         **responses(400, 404, 413, 422, 429, 503),
     },
 )

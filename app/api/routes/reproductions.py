@@ -11,6 +11,7 @@ from fastapi.concurrency import run_in_threadpool
 from app.api.auth import Caller, caller
 from app.api.deps import admit, enqueue, get_reproductions
 from app.api.errors import BINARY, responses
+from app.api.examples import accepted
 from app.api.params import FilePath, JobId, Limit, Offset
 from app.errors import NotFoundError, NotReadyError
 from app.jobs.queue import stop, submit_reproduction
@@ -44,7 +45,7 @@ EXAMPLE = {
     "",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=ReproductionDocument,
-    responses=responses(400, 422, 429, 503),
+    responses={**accepted("reproduction.json"), **responses(400, 422, 429, 503)},
 )
 async def create_reproduction(
     body: Annotated[ReproductionRequest, Body(openapi_examples=EXAMPLE)],

@@ -13,6 +13,7 @@ from fastapi.responses import StreamingResponse
 from app.api.auth import Caller, caller
 from app.api.deps import admit
 from app.api.errors import BINARY, TEXT, responses
+from app.api.examples import accepted
 from app.api.params import JobId, Limit, Offset
 from app.errors import NotFoundError
 from app.jobs.queue import stop, submit
@@ -70,7 +71,7 @@ EXAMPLES = {
     "",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=SweepDocument,
-    responses=responses(400, 404, 422, 429, 503),
+    responses={**accepted("sweep.json"), **responses(400, 404, 422, 429, 503)},
 )
 async def create_sweep(
     body: Annotated[SweepRequest, Body(openapi_examples=EXAMPLES)],
