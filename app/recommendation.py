@@ -71,7 +71,9 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
             (plan for plan, _ in feasible.values()),
             key=lambda p: (p.timings[i].time_s, p.true_steps, p.algorithm),
         )
-        claimed = [p for p in plans if p.timings[i].claimed_time_s is not None]
+        # what the papers' formulas would pick: each paper's claim for its own shape (a row
+        # of another shape may have none: WRHT's m != 2w + 1, OpTree's unbalanced levels)
+        claimed = [p.paper for p in planned if p.paper.timings[i].claimed_time_s is not None]
         by_claim = min(
             claimed, key=lambda p: (p.timings[i].claimed_time_s or 0.0, p.algorithm), default=None
         )

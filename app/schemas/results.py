@@ -625,7 +625,8 @@ class Recommendation(BaseModel):
         description="when none is feasible: the one needing the least extra laser power"
     )
     fastest_by_closed_form: str | None = Field(
-        description="what the papers' closed forms would pick (their claimed steps)"
+        description="what the papers' closed forms would pick: the least claimed time, each "
+        "paper's claim for its own shape"
     )
     network: Literal["optical", "electrical"] = Field(
         default="optical",

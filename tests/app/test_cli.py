@@ -846,3 +846,29 @@ def test_a_param_out_of_range_names_its_key() -> None:
                        "--param", "pieces=100000")
     assert code == 2
     assert err == "error: --param pieces: Input should be less than or equal to 8192\n"
+
+
+def test_what_the_closed_forms_would_pick_uses_each_papers_own_claim() -> None:
+    """Session 33: once a row's claim became its own shape's, a row of a shape the papers
+    do not count (OpTree's unbalanced levels 2 x 32) had none, and 'the papers' closed forms
+    would pick' skipped OpTree (its paper shape claims 20 steps at N = 64, w = 8) for NE
+    (32 steps of 2d). The pick reads each paper's claim for its own shape."""
+    from app.planning import prepare
+    from app.schemas.requests import PlanRequest
+    from app.service import execute
+
+    request = PlanRequest.model_validate({
+        "ring": {"nodes": 64, "wavelengths_per_fiber": 8}, "collective": "allgather",
+        "algorithms": ["ne", "optree"], "parameters": {"optree": {"branching": [2, 32]}},
+        "message_sizes_bytes": [2**20],
+    })  # fmt: skip
+    result = execute(prepare(request)).result
+    rows = {a.algorithm: a for a in result.algorithms}
+    assert rows["optree"].claimed_steps is None  # the row's shape: no closed form
+    assert rows["optree"].shapes.paper.claimed_steps == 20  # ceil(7 * 64^1.25 / 64)
+    assert rows["ne"].shapes.paper.claimed_steps == 32
+    (advice,) = result.recommendation
+    assert advice.fastest_by_closed_form == "optree"
+    paper_true = rows["optree"].shapes.paper.true_steps
+    if advice.algorithm != "optree":
+        assert f"would pick optree (claimed 20 steps, true {paper_true})" in advice.why
