@@ -26,6 +26,16 @@ if TYPE_CHECKING:
 
     from app.settings import Settings
 
+# --method of `rwa` and `plan`: a stage with a known optimal construction gets it whatever
+# the method asked, and the answer's `method` says what produced it.
+MethodOption = Annotated[
+    str,
+    typer.Option(
+        help="auto, exact, exact-highs or heuristic; a stage with a known optimal "
+        "construction (solver.constructions) gets it whatever the method, and the "
+        "answer's method says what produced it"
+    ),
+]
 MAX_TX_HELP = "most lightpaths a node may transmit per slot (default: no limit)"
 MAX_RX_HELP = "most lightpaths a node may receive per slot (default: no limit)"
 
@@ -170,14 +180,7 @@ def algorithms_command(
 @cli.command("rwa")
 def rwa_command(
     input_path: Annotated[str, typer.Option("--input", help="stage JSON file ('-' = stdin)")],
-    method: Annotated[
-        str,
-        typer.Option(
-            help="auto, exact, exact-highs or heuristic; a stage with a known optimal "
-            "construction (solver.constructions) gets it whatever the method, and the "
-            "answer's method says what produced it"
-        ),
-    ] = "auto",
+    method: MethodOption = "auto",
     time_limit: Annotated[float, typer.Option("--time-limit", help="seconds")] = 10.0,
     max_tx: Annotated[int | None, typer.Option("--max-tx", help=MAX_TX_HELP)] = None,
     max_rx: Annotated[int | None, typer.Option("--max-rx", help=MAX_RX_HELP)] = None,
@@ -297,14 +300,7 @@ def plan_command(
         ),
     ] = [],  # noqa: B006
     fibers: Annotated[int, typer.Option(help="fibres per direction F")] = 1,
-    method: Annotated[
-        str,
-        typer.Option(
-            help="auto, exact, exact-highs or heuristic; a stage with a known optimal "
-            "construction (solver.constructions) gets it whatever the method, and the "
-            "answer's method says what produced it"
-        ),
-    ] = "auto",
+    method: MethodOption = "auto",
     time_limit: Annotated[float, typer.Option("--time-limit", help="seconds per stage")] = 10.0,
     max_tx: Annotated[int | None, typer.Option("--max-tx", help=MAX_TX_HELP)] = None,
     max_rx: Annotated[int | None, typer.Option("--max-rx", help=MAX_RX_HELP)] = None,

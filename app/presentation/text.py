@@ -14,7 +14,6 @@ from app.schemas.results import (
     AlgorithmResult,
     BestByMessage,
     CatalogEntry,
-    Claim,
     ElectricalResult,
     Feasibility,
     PlanResult,
@@ -182,11 +181,12 @@ def shape_text(plan: AlgorithmResult) -> str:
     return f"{plan.shape} {parameters_text(plan.parameters)}".strip()
 
 
-def claimed_text(claim: Claim) -> str:
-    """'70', '4095 rounds', '-': a claim in its own unit (steps unnamed)."""
-    if claim.value is None:
+def claim_text(value: float | None, unit: Unit | str | None) -> str:
+    """The paper's claim in its own unit: '3' (optical steps), '4095 rounds', '-' (none);
+    the CLI table and the page."""
+    if value is None:
         return "-"
-    return f"{claim.value:g}" + ("" if claim.unit == Unit.STEPS else f" {claim.unit}")
+    return f"{value:g}" + ("" if unit in (None, Unit.STEPS, "steps") else f" {unit}")
 
 
 def _row_marks(plan: AlgorithmResult) -> str:
@@ -209,7 +209,7 @@ def plan_text(result: PlanResult) -> str:
     head += "".join(f"{size_text(m) + ' (s)':>14}{'of ach.':>9}" for m in sizes)
     out.append(head)
     for p, shape in zip(result.algorithms, shapes, strict=True):
-        claimed = "-" if p.claimed is None else claimed_text(p.claimed)
+        claimed = "-" if p.claimed is None else claim_text(p.claimed.value, p.claimed.unit)
         line = f"{p.algorithm:<10}{shape:<{wide}}{claimed:>14}{p.true_steps:>8}"
         line += f"{p.steps_lower_bound:>8}{p.shapes.paper.true_steps:>8}"
         line += "".join(
@@ -227,7 +227,8 @@ def plan_text(result: PlanResult) -> str:
             )
         elif p.claimed is not None and p.claimed.note:
             # what the claim is (TRA2's form as printed, beside Proposition 3's value)
-            out.append(f"{p.algorithm}: claimed {claimed_text(p.claimed)}: {p.claimed.note}")
+            claimed = claim_text(p.claimed.value, p.claimed.unit)
+            out.append(f"{p.algorithm}: claimed {claimed}: {p.claimed.note}")
         if p.shapes.paper_beyond_hop_limit is not None:
             out.append(
                 f"{p.algorithm}: its paper shape breaks the hop limit ("

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from app.presentation.text import (
     ber_text,
+    claim_text,
     fact_text,
     feasibility_verdict,
     parameters_text,
@@ -19,7 +20,6 @@ from app.presentation.text import (
     size_text,
 )
 from app.schemas.results import AlgorithmResult
-from models.closed_forms import Unit
 
 
 def seconds_text(seconds: float | None) -> str:
@@ -48,13 +48,6 @@ def number_text(value: float | None, digits: int = 4) -> str:
 
 def bytes_text(message_bytes: float | None) -> str:
     return "-" if message_bytes is None else size_text(message_bytes)
-
-
-def claim_text(value: float | None, unit: Unit | str | None) -> str:
-    """The paper's claim in its own unit: '3' (optical steps) or '2 rounds'."""
-    if value is None:
-        return "-"
-    return f"{value:g}" + ("" if unit in (None, Unit.STEPS, "steps") else f" {unit}")
 
 
 def verdict(plan: AlgorithmResult) -> str:
