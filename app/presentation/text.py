@@ -8,6 +8,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping
+from decimal import Decimal
 
 from app.schemas.requests import PlanRequest
 from app.schemas.results import (
@@ -43,14 +44,15 @@ def parse_size(text: str) -> float:
             + ", ".join(unit for unit, _ in (*reversed(DECIMAL_UNITS), *reversed(BINARY_UNITS)))
             + " (e.g. 1MiB; any case)"
         )
-    size = float(match.group(1)) * UNITS.get(unit, 1)
-    if not size.is_integer():
-        low = math.floor(size)
+    # exactly, in decimal: in binary floating point 4.1 x 10^6 is 4099999.9999999995
+    exact = Decimal(match.group(1)) * UNITS.get(unit, 1)
+    if exact != exact.to_integral_value():
+        low = math.floor(exact)
         raise InvalidInputError(
-            f"--message-bytes {text!r} is {size:g} bytes; a message is a whole number of "
-            "bytes: give " + (f"{low} or {low + 1}" if low else "1")
+            f"--message-bytes {text!r} is {float(exact):g} bytes; a message is a whole number "
+            "of bytes: give " + (f"{low} or {low + 1}" if low else "1")
         )
-    return size
+    return float(exact)
 
 
 SHOWN_ELSEWHERE = ("ring", "collective", "algorithms", "message_sizes_bytes", "workloads")

@@ -821,6 +821,17 @@ def test_fastest_regardless_of_optics_looks_at_every_sizes_own_shapes() -> None:
             assert times[skipped] < advice["time_s"]
 
 
+@pytest.mark.parametrize(("given", "size"), [("4.1MB", 4_100_000), ("8.3 MB", 8_300_000),
+                                            ("2.01kB", 2010), ("4.1GB", 4_100_000_000),
+                                            ("0.25KiB", 256), ("1e-3kB", 1)])
+def test_decimal_sizes_are_read_exactly(given: str, size: int) -> None:
+    """Review (session 34): '4.1MB' was refused as 'is 4.1e+06 bytes; give 4099999 or
+    4100000' (the product in binary floating point is 4099999.9999999995)."""
+    from app.presentation.text import parse_size
+
+    assert parse_size(given) == size
+
+
 @pytest.mark.parametrize(
     ("given", "says"),
     [

@@ -383,14 +383,16 @@ def test_plan_form_in_chromium(server: Server) -> None:
             assert page.get_attribute("input[name='ring.nodes']", "aria-invalid") == "true"
             assert page.evaluate("document.activeElement.name") == "ring.nodes"
 
-            _plan_form(page, 8, 4, "64 KiB, 4 MiB")
+            # 4.1 MB is 4099999.9999999995 bytes in floating point: read as 4100000 (review,
+            # session 34: the page sent the fraction and the server refused it)
+            _plan_form(page, 8, 4, "64 KiB, 4.1 MB")
             page.click("#plan-button")
             page.wait_for_url(re.compile(r"/plans/[0-9a-f-]+$"))
             plan_id = _plan_id(page.url)
             shown = _read_plan(page)
             status, body, _ = server.request("GET", f"/api/v1/plans/{plan_id}")
             doc = json.loads(body)
-            assert doc["request"]["message_sizes_bytes"] == [65536, 4194304]
+            assert doc["request"]["message_sizes_bytes"] == [65536, 4100000]
             assert shown == _expected(doc)
             _until(page, "document.querySelector('#plot-time').naturalWidth > 0")  # the plot
             # only the status is a live region (the part is replaced at every poll)

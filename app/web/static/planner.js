@@ -148,7 +148,11 @@
             "KiB, MiB, GiB, TiB (e.g. 1MiB; any case)",
         );
       }
-      sizes.push(Number(m[1]) * (UNITS[unit] || 1));
+      // 4.1 MB is 4099999.9999999995 in binary floating point: a whole number of bytes to
+      // within rounding is that number (a true fraction goes on, for the server to refuse)
+      const size = Number(m[1]) * (UNITS[unit] || 1);
+      const whole = Math.round(size);
+      sizes.push(Math.abs(size - whole) <= 1e-9 * Math.max(1, size) ? whole : size);
     }
     if (!sizes.length) throw new Error("message sizes: give at least one, e.g. 1 MiB");
     return sizes;
