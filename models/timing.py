@@ -19,6 +19,14 @@ def oeo_delay_s(item_bytes: float, hardware: Hardware) -> float:
     return flits * hardware.oeo_cycles_per_flit / (hardware.clock_ghz * 1e9)
 
 
+def item_bytes(message_bytes: float, pieces: int) -> float:
+    """The bytes of one of the `pieces` items a message is cut into: message / pieces, and at
+    least one byte. A message of m bytes cut into more than m pieces leaves pieces of one
+    byte and empty ones, and a slot lasts as long as its largest (without the floor a
+    1-byte all-gather cut in two was "faster" by half a byte's time)."""
+    return max(message_bytes / pieces, 1.0)
+
+
 def slot_time_s(item_bytes: float, hardware: Hardware) -> float:
     """One time slot carrying one item per lightpath: item_bytes / B + a (OpTree eq. (3))."""
     transmit = item_bytes * 8 / (hardware.bandwidth_per_wavelength_gbps * 1e9)

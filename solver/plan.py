@@ -19,7 +19,7 @@ from models.closed_forms import ClosedForm, Unit
 from models.errors import InvalidInputError
 from models.ring import Hardware, Ring
 from models.stage import Stage, within_hops
-from models.timing import hardware_lower_bound_s, slot_time_s
+from models.timing import hardware_lower_bound_s, item_bytes, slot_time_s
 from solver.outcome import RwaResult, SolveOptions
 from solver.stage_cache import StageCache, shared_cache, stage_key
 
@@ -122,7 +122,7 @@ def plan_time_s(
     """Time of a plan whose stages take (steps, pieces per lightpath): each slot of a stage
     costs its lightpath's bytes / B + a (OpTree journal eq. (3), per stage). Slots of the
     same size are summed first, so a plan of one item size is exactly (steps) (d/B + a)."""
-    piece = message_bytes / pieces_per_message
+    piece = item_bytes(message_bytes, pieces_per_message)
     slots: dict[int, int] = {}
     for steps, pieces in stages:
         slots[pieces] = slots.get(pieces, 0) + steps
@@ -142,7 +142,7 @@ def claimed_time_s(
     carry d/g and its inter-group steps d/N, so its 2(g - 1) + 2(N/g - 1) steps are costed
     at that mix, not all at d/N (which put its claimed time 6x under its true time at
     N = 256, w = 16, g = 4)."""
-    piece = message_bytes / pieces_per_message
+    piece = item_bytes(message_bytes, pieces_per_message)
     counts = Counter(stage_pieces) or Counter([1])
     if len(counts) == 1:  # one item size: exactly steps x its slot
         return float(claimed_steps) * slot_time_s(piece * next(iter(counts)), hw)
@@ -213,7 +213,7 @@ def plan_algorithm(
     stage_pieces = [s.stage.pieces for s in stages]
     timings = []
     for size in message_bytes:
-        item = size / pieces
+        item = item_bytes(size, pieces)
         timings.append(
             MessageTiming(
                 message_bytes=size,

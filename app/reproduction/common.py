@@ -12,7 +12,7 @@ from models.algorithms.base import Algorithm
 from models.algorithms.catalog import get_algorithm
 from models.findings import Finding, Printed, finding, load_printed, matches_printed
 from models.ring import Hardware, Ring
-from models.timing import slot_time_s
+from models.timing import item_bytes, slot_time_s
 
 BEST_SHAPE_BUDGET_S = 30.0  # per algorithm, full reports only (quick: paper shapes)
 ONE_STAGE_LIMIT = 1024  # the one-stage model (N(N - 1) lightpaths) is solved up to this N
@@ -148,7 +148,7 @@ def formula_time(
     if steps is None:
         return None
     pieces = algorithm.data_per_message(ring, params)
-    return float(steps) * slot_time_s(message_bytes / pieces, Hardware())
+    return float(steps) * slot_time_s(item_bytes(message_bytes, pieces), Hardware())
 
 
 def other_readings(printed: Printed, against: str, ring: Ring, sizes: list[float]) -> list[str]:

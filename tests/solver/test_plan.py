@@ -41,6 +41,22 @@ def test_plan_time_is_steps_times_slot() -> None:
     assert plan.timings[0].claimed_time_s == pytest.approx(plan.timings[0].time_s)
 
 
+def test_an_item_is_at_least_one_byte() -> None:
+    """Review (session 34): a 1-byte all-gather on N = 2 cut into 2 pieces was timed at half
+    a byte a slot, and the recommendation called `optimal` "1.000004x faster" for it. A
+    message of m bytes cut into more than m pieces has pieces of one byte (and empty ones),
+    and a slot lasts as long as its largest: Ring's all-reduce on N = 2 cuts a 1-byte vector
+    into 2 chunks, each slot carries one byte."""
+    ring = Ring(2, 1, 1)
+    algorithm = next(a for a in CATALOG if a.collective == "allreduce" and a.name == "ring")
+    plan = plan_algorithm(algorithm, ring, algorithm.resolve(ring), [1, 3])
+    assert plan.pieces_per_message == 2 and plan.true_steps == 2
+    assert plan.timings[0].item_bytes == 1  # not 0.5
+    assert plan.timings[0].time_s == pytest.approx(2 * slot_time_s(1, Hardware()))
+    assert plan.timings[1].item_bytes == 1.5  # 3 bytes in 2: a fraction above one stays
+    assert plan.timings[1].time_s == pytest.approx(2 * slot_time_s(1.5, Hardware()))
+
+
 def test_hring_claimed_time_costs_each_step_at_its_own_item() -> None:
     """H-Ring at N = 256, g = 16: 2 x 15 intra-group steps of d/16 and 2 x 15 inter-group
     steps of d/256 (WRHT Sec. III-D); its printed closed form 2(g^2 + N)/g + ceil(g/w) - 4
