@@ -23,7 +23,7 @@ from app.persistence.store import Reproduction, ReproductionStore
 from app.schemas.requests import ReproductionRequest
 from app.schemas.results import AlgorithmResult
 from app.settings import get_settings
-from app.web.views import seconds_text, verdict
+from app.web.views import seconds_text, stored_parameters_text, verdict
 from tests.app.server import Server
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -175,6 +175,28 @@ def test_unknown_and_failed_jobs_show_the_error(client: TestClient) -> None:
     page = client.get(f"/plans/{failed['id']}").text
     assert esc(failed["error"]["message"]) in page
     assert f'data-error-code="{failed["error"]["code"]}"' in page
+
+
+def test_a_sweep_row_recommended_in_another_shape_shows_that_shape(
+    client: TestClient, settings_env: str
+) -> None:
+    """Review (session 34): synth's all-reduce at N = 8, w = 4 reports one shape (1 MiB's
+    winner), and at 64 MiB another shape of it is recommended; the row said "yes" beside the
+    reported shape's time, 2.2x the recommended one's, which the page never showed."""
+    body = {"collective": "allreduce", "nodes": [8], "wavelengths_per_fiber": 4,
+            "message_sizes_bytes": [1048576, 67108864], "algorithms": ["synth"]}
+    sweep = client.post("/api/v1/sweeps", json=body).json()
+    assert _wait(client, f"/api/v1/sweeps/{sweep['id']}")["status"] == "done"
+    page = client.get(f"/sweeps/{sweep['id']}").text
+    rows = client.get(f"/api/v1/sweeps/{sweep['id']}/results", params={"format": "json"}).json()
+    other = [r for r in rows if r["recommended"] and
+             r["recommended_parameters"] not in (None, r["parameters"])]
+    assert other, rows  # the premise: some size is recommended in a shape not the row's
+    for row in other:
+        shape = stored_parameters_text(row["recommended_parameters"])
+        shown = f"{shape}, <span title=\"{row['recommended_time_s']} s\">"
+        assert shown + seconds_text(row["recommended_time_s"]) + "</span>" in page
+        assert row["recommended_time_s"] < row["time_s"]
 
 
 def test_sweep_and_reproduction_pages(client: TestClient, settings_env: str) -> None:
