@@ -251,7 +251,8 @@ def plan_text(result: PlanResult) -> str:
                 + (f", {search.refused} refused by the family" if search.refused else "")
                 + f", {search.seconds:.1f} s, {how}"
             )
-            out += _feasible_shape_lines(p)
+            feasible = feasible_shape_text(p)
+            out += [f"  {feasible}"] if feasible else []
             out += _best_by_size_lines(result, p)
         counts = p.message_counts
         if counts is not None:
@@ -498,23 +499,25 @@ def plan_csv(result: PlanResult) -> str:
     return out.getvalue()
 
 
-def _feasible_shape_lines(p: AlgorithmResult) -> list[str]:
-    """The fastest feasible shape, when it is not the best one."""
+def feasible_shape_text(p: AlgorithmResult) -> str | None:
+    """The family's fastest feasible shape when it is not the reported one, or that no shape
+    is feasible (the CLI's line under the search, the page's feasibility cell); None when the
+    reported shape is the fastest feasible one, or the family was not searched."""
+    if p.shapes.search is None:
+        return None
     feasible, best = p.shapes.best_feasible, p.shapes.best
-    search = p.shapes.search
     if feasible is None:
-        proven = search is not None and search.exhaustive
-        return [
-            f"  no shape of {p.algorithm} is optically feasible"
-            if proven
-            else f"  no optically feasible shape of {p.algorithm} found before the cut"
-        ]
+        return (
+            f"no shape of {p.algorithm} is optically feasible"
+            if p.shapes.search.exhaustive
+            else f"no optically feasible shape of {p.algorithm} found before the cut"
+        )
     if best is not None and feasible.parameters == best.parameters:
-        return []
+        return None
     within = "" if feasible.hop_limit is None else f", within {feasible.hop_limit} hops"
     shape = parameters_text(feasible.parameters)
     steps = counted(feasible.true_steps, "step")
-    return [f"  fastest feasible {p.algorithm}: {shape}{within}: {steps}"]
+    return f"fastest feasible {p.algorithm}: {shape}{within}: {steps}"
 
 
 def faster_shape(p: AlgorithmResult, index: int) -> BestByMessage | None:

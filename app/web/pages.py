@@ -37,6 +37,7 @@ from app.presentation.text import (
     REDUCE_THEN_BROADCAST_FAMILIES,
     exact_text,
     faster_shape_text,
+    feasible_shape_text,
     no_reach_text,
     settings_text,
 )
@@ -79,6 +80,7 @@ def _environment() -> Environment:
     env.globals["exact_text"] = partial(exact_text, seconds=seconds_text)
     env.globals["faster_shape_text"] = partial(faster_shape_text, seconds=seconds_text)
     env.globals["no_reach_text"] = no_reach_text
+    env.globals["feasible_shape_text"] = feasible_shape_text
     env.globals["max_nodes"] = MAX_NODES
     env.globals["settings_text"] = settings_text
     return env

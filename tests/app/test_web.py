@@ -119,6 +119,29 @@ def test_a_paper_shape_beyond_the_hop_limit_is_marked_on_the_page(client: TestCl
     assert f'>{shapes["paper"]["true_steps"]}*</td>' in page
 
 
+def test_the_feasibility_table_says_when_no_shape_is_feasible(client: TestClient) -> None:
+    """Review (session 34): the CLI says under a family's search that no shape of it is
+    optically feasible (or names its fastest feasible shape); the page's feasibility table
+    said "no" for the reported shape only. WRHT's all-gather at N = 64, w = 8 with a 3 dBm
+    laser: every shape fails."""
+    body = EIGHT | {
+        "ring": {"nodes": 64, "wavelengths_per_fiber": 8},
+        "collective": "allgather",
+        "message_sizes_bytes": [65536],
+        "algorithms": ["wrht", "ring"],
+        "optics": {"laser_power_dbm": 3},
+    }
+    doc = client.post("/api/v1/plans", json=body).json()
+    rows = {a["algorithm"]: a for a in doc["result"]["algorithms"]}
+    assert rows["wrht"]["shapes"]["best_feasible"] is None
+    assert rows["wrht"]["shapes"]["search"]["exhaustive"]
+    page = client.get(f"/plans/{doc['id']}").text
+    table = page.split('id="feasibility"')[1].split("</table>")[0]
+    wrht = table.split('data-algorithm="wrht"')[1].split("</tr>")[0]
+    assert "no shape of wrht is optically feasible" in wrht
+    assert "optically feasible" not in table.split('data-algorithm="ring"')[1].split("</tr>")[0]
+
+
 def test_a_shape_fastest_at_another_size_shows_its_time_in_the_cell(client: TestClient) -> None:
     """Synth's row is the shape fastest at 4 KiB; at 64 MiB another shape is faster and is
     the one recommended: that cell shows the other shape and its time too, so the page's
