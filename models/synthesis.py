@@ -1279,6 +1279,18 @@ def _tree_refusal(ring: Ring, params: Params, hop_limit: int | None) -> str | No
             f"reach the window's position {window // 2} away; use tree >= "
             f"{-(-(window // 2) // max(1, min(reach, window // 2)))}"
         )
+    used = sum(1 for parents, _ in least_tree_edges(window, min(reach, window), tree)
+               if len(parents))
+    if used < 2:
+        return (
+            f"the window of {window} positions is reached in one slot: that is a direct "
+            "level (direct = 1, tree = 0), not a tree"
+        )
+    if used < tree:  # an empty slot is no stage (review, session 34: a ValueError)
+        return (
+            f"the window of {window} positions needs no more than {used} slots for its "
+            f"least tree; use tree <= {used}"
+        )
     if plan is None:
         return (
             f"a slot of the window's least tree in {tree} slots uses shifts whose lengths sum "

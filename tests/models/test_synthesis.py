@@ -1003,3 +1003,32 @@ def test_idle_residues_do_not_combine_with_a_tree() -> None:
     with pytest.raises(AlgorithmRefusedError, match="holders"):
         SynthAllReduce(hop_limit=80).resolve(
             ring, {"radices": (16, 5, 13), "tree": 4, "holders": 64})
+
+
+@pytest.mark.parametrize("family", FAMILIES[:3])
+@pytest.mark.parametrize("radices", [(16,), (8, 2), (2, 8), (4, 4)])
+def test_every_tree_depth_is_built_or_refused(family: type, radices: tuple[int, ...]) -> None:
+    """Review (session 34): an explicit `tree` deeper than the window's least tree needs
+    (N = 16: (16,) with 9 slots, (4, 4) with 3, (2, 8) with 2) was accepted, then its empty
+    slot crashed the stage build (ValueError, an internal error to the user). Every depth is
+    now built, its stages delivering, or refused with what to use; the refusal's bound is
+    the deepest depth that builds."""
+    ring = Ring(16, 1, 4)
+    algorithm = family()
+    built = []
+    for tree in range(2, 12):
+        try:
+            params = algorithm.resolve(ring, {"radices": radices, "tree": tree})
+        except AlgorithmRefusedError as refused:
+            if radices[0] == 2:
+                assert "a direct level (direct = 1, tree = 0)" in refused.message
+            if "use tree <=" in refused.message:
+                deepest = int(refused.message.rsplit("use tree <= ", 1)[1])
+                assert deepest == max(built)
+            continue
+        stages = algorithm.stages(ring, params)
+        assert len(stages) == algorithm.stage_count(ring, params)
+        assert all(stage.demand_count for stage in stages)
+        simulate(algorithm.schedule(ring, params))  # raises if it does not deliver
+        built.append(tree)
+    assert built or radices[0] == 2  # a window of 2 is one slot: direct, never a tree
