@@ -43,7 +43,7 @@ IntArray = npt.NDArray[np.int64]
 
 CANONICAL_LIMIT = 1_000_000  # demands; larger stages are keyed as given
 DEFAULT_RUN_LIMIT = 8_000_000  # assignment runs kept by a cache (about 256 MB)
-# the key suffix of results that proved steps but not channels (`_lookups`)
+# the key suffix of results that proved steps but not channels (`_steps_only`)
 _STEPS_ONLY = b"|steps"
 MIN_SOLVE_S = 0.5  # the least time a solve past its deadline still gets (bound, heuristic)
 
@@ -51,6 +51,14 @@ _FLIP = np.array([Direction.CCW, Direction.CW, ANY_DIRECTION], dtype=np.int64)
 
 
 _KEYS: weakref.WeakKeyDictionary[Stage, bytes] = weakref.WeakKeyDictionary()
+
+
+def _steps_only(key: bytes, ring: Ring) -> bytes:
+    """Where a result that proved steps but not channels is kept: its colouring stopped at
+    the channels its steps need on this ring's C channels (C ceil(bound / C)), so it serves
+    rings of as many channels only (review, session 34: kept for any C, a stage solved at
+    C = 64 answered 2 steps at C = 10 where a fresh solve proves 1)."""
+    return key + _STEPS_ONLY + str(ring.channels_per_direction).encode()
 
 
 def stage_key(stage: Stage) -> bytes:
@@ -189,14 +197,15 @@ class StageCache:
         """An equivalent stage is cached (solve would not solve)."""
         key = self.key(canonical(stage).stage, ring, options)
         with self.lock:
-            return any(k in self.results for k in self._lookups(key, options))
+            return any(k in self.results for k in self._lookups(key, options, ring))
 
     @staticmethod
-    def _lookups(key: bytes, options: SolveOptions) -> tuple[bytes, ...]:
+    def _lookups(key: bytes, options: SolveOptions, ring: Ring) -> tuple[bytes, ...]:
         """Where a result for these options may be kept: a solve that proved channels serves
         every caller; one that stopped at proven steps (`SolveOptions.prove_channels` False,
-        the shape search) only callers that ask no more, under its own key."""
-        return (key,) if options.prove_channels else (key, key + _STEPS_ONLY)
+        the shape search) only callers that ask no more, on as many channels
+        (`_steps_only`)."""
+        return (key,) if options.prove_channels else (key, _steps_only(key, ring))
 
     def solve(
         self, ring: Ring, stage: Stage, options: SolveOptions, deadline: float | None = None
@@ -209,7 +218,7 @@ class StageCache:
         key = self.key(form.stage, ring, options)
         found = None
         with self.lock:
-            for where in self._lookups(key, options):
+            for where in self._lookups(key, options, ring):
                 found = self.results.get(where)
                 if found is not None:
                     self.hits += 1
@@ -234,7 +243,7 @@ class StageCache:
                 # an optimal result is what a solve proving channels would keep too
                 steps_only = not options.prove_channels and found.status != Status.OPTIMAL
                 with self.lock:
-                    self._store(key + _STEPS_ONLY if steps_only else key, found)
+                    self._store(_steps_only(key, ring) if steps_only else key, found)
         return self._for_caller(found, form, stage, ring)
 
     @staticmethod
