@@ -116,7 +116,9 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
             p.algorithm for p in ranked if p.algorithm != best.algorithm and _faster(p, best, i)
         ]
         tied = [p.algorithm for p in usable[1:] if p.timings[i].time_s <= t.time_s * (1 + 1e-9)]
-        bound = by_name[best.algorithm].achievable
+        # the recommended shape is optically feasible: the bound with the optics' limit (the
+        # row's is the free one where the reported shape is infeasible; review, session 34)
+        bound = by_name[best.algorithm].feasible_achievable
         fraction = (
             f"{percent_text(bound[i].bound_s / t.time_s)} of the achievable "
             f"({bound[i].bound_s:.6g} s)"
@@ -184,14 +186,16 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
 
 
 def _class_note(planned: PlannedAlgorithm, best: AlgorithmPlan, i: int) -> str:
-    """"" or, for an all-reduce, the recommended shape against the bound of the schedules
-    that form each complete sum at one node and copy it (docs/achievable.md): inside that
+    """"" or, for an all-reduce, the recommended (optically feasible) shape against the bound
+    of the schedules that form each complete sum at one node and copy it, with the optics'
+    hop limit (docs/achievable.md): inside that
     class, how much of the gap to the achievable no schedule of it can close; outside it, the
     margin by which it beats every such schedule, when it does."""
     inside = planned.algorithm.reduces_then_broadcasts(best.ring, best.params)
-    if not planned.class_bound or inside is None:
+    if not planned.feasible_class_bound or inside is None:
         return ""
-    within, bound = planned.class_bound[i].bound_s, planned.achievable[i].bound_s
+    within = planned.feasible_class_bound[i].bound_s
+    bound = planned.feasible_achievable[i].bound_s
     time_s = best.timings[i].time_s
     if inside:
         return (
