@@ -16,9 +16,12 @@ from models.ring import Ring
 from solver.electrical import compare
 
 
-def reduction_table() -> Table:
+def reduction_table(name: str) -> Table:
+    """The table of one paper's optical-against-electrical reductions: `name` is the paper's
+    own (WRHT's and the optical-vs-electrical paper's shared one name, so one paper's CSV
+    overwrote the other's and the report had one anchor twice: review, session 34)."""
     return Table.of(
-        "optical_electrical_reduction",
+        name,
         "Optical against electrical, per DNN and node count",
         {
             "algorithm": "the optical algorithm",
@@ -34,13 +37,14 @@ def reduction_table() -> Table:
 
 
 def optical_against_electrical(
-    cache: PlanCache, section: Section, paper: str, nodes: list[int], network: FatTree
+    cache: PlanCache, section: Section, paper: str, nodes: list[int], network: FatTree,
+    table_name: str,
 ) -> None:
     """A paper's average reductions of an optical algorithm against an electrical one (E-Ring
     or E-RD on the fat-tree), over the four DNNs and `nodes`. Formula: the optical closed form
     (eqs. 6-7) against Hockney as printed (eqs. 8-9); true: true optical steps against the
     SimGrid simulation."""
-    table = reduction_table()
+    table = reduction_table(table_name)
     sizes = [w.gradient_bytes for w in DNN_WORKLOADS.values()]
     wanted = [
         p

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -111,10 +112,17 @@ def test_a_shared_plan_cache_is_reused(tmp_path: Path) -> None:
     from app.service import reproduce
 
     shared = tmp_path / "shared" / "plans.json"
-    request = ReproductionRequest(targets=["wrht"], quick=True)
+    request = ReproductionRequest(targets=["wrht", "optical-electrical"], quick=True)
     first = reproduce(request, tmp_path / "one", shared)
     solved = json.loads(shared.read_text())
     assert solved and not (tmp_path / "one" / "cache.json").exists()
+    # each paper's optical-against-electrical table is its own file (review, session 34:
+    # both papers wrote optical_electrical_reduction.csv, WRHT's was overwritten)
+    written = {p.name for p in (tmp_path / "one" / "tables").glob("*.csv")}
+    assert {"wrht_electrical_reduction.csv", "optical_electrical_reduction.csv"} <= written
+    report = (tmp_path / "one" / "report.md").read_text("utf-8")
+    anchors = re.findall(r"<a id='(t-[^']+)'", report)
+    assert anchors and len(anchors) == len(set(anchors))
     second = reproduce(request, tmp_path / "two", shared)
     assert json.loads(shared.read_text()) == solved  # nothing new was solved
     assert [f.model_dump() for f in second.findings] == [f.model_dump() for f in first.findings]
