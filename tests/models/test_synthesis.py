@@ -5,13 +5,13 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.achievable import tree_hops
 from models.algorithms.base import Algorithm, Collective
 from models.dataflow import simulate
-from models.errors import AlgorithmRefusedError
+from models.errors import AlgorithmRefusedError, InvalidInputError, LimitExceededError
 from models.ring import Direction, Ring
 from models.stage import Stage
 from models.synthesis import (
@@ -1032,3 +1032,58 @@ def test_every_tree_depth_is_built_or_refused(family: type, radices: tuple[int, 
         simulate(algorithm.schedule(ring, params))  # raises if it does not deliver
         built.append(tree)
     assert built or radices[0] == 2  # a window of 2 is one slot: direct, never a tree
+
+
+@st.composite
+def _explicit_shape(draw: st.DrawFn) -> tuple[Algorithm, Ring, dict[str, object]]:
+    """A synth shape as a user may give it: any radices of a size the family offers, any
+    mix of its other parameters, on a small ring with or without a hop limit and node
+    limits (most combinations are refused; what is accepted must deliver)."""
+    n = draw(st.integers(2, 24))
+    fibers, wavelengths = draw(st.sampled_from([(1, 1), (1, 2), (1, 3), (2, 2), (1, 8)]))
+    hop_limit = draw(st.sampled_from([None, 1, 2, 3, 5]))
+    limit = draw(st.sampled_from([None, None, 1, 2]))
+    collective = draw(st.sampled_from(list(Collective)))
+    algorithm = synthesized(collective, hop_limit=hop_limit, max_tx=limit, max_rx=limit)
+    positions = draw(st.sampled_from(
+        padded_sizes(n) if collective != Collective.REDUCESCATTER else [n]
+    ))  # fmt: skip
+    radices = draw(st.sampled_from(list(multiplicative_partitions(positions)) or [(positions,)]))
+    given: dict[str, object] = {"radices": radices}
+    below = math.prod(radices[:-1])
+    for key, values in (
+        ("pieces", [1, 2, 3, 8]), ("direct", list(range(len(radices) + 1))),
+        ("tree", [2, 3, 4, 5]), ("sweep", [0, 1]), ("holders", list(range(1, below + 2))),
+        ("centres", list(range(1, radices[-1] + 1))), ("roots", [1, 2, 3, 4, n]),
+        ("mirror", [0, 1]),
+    ):  # fmt: skip
+        if draw(st.booleans()):
+            given[key] = draw(st.sampled_from(values))
+    return algorithm, Ring(n, fibers, wavelengths), given
+
+
+@settings(max_examples=300, deadline=None)
+@given(_explicit_shape())
+def test_every_explicit_shape_is_refused_or_delivers(
+    shape: tuple[Algorithm, Ring, dict[str, object]],
+) -> None:
+    """Review (session 34): the search's candidates are simulated on every small ring (the
+    tests above), but a shape given explicitly was not, and the data-flow simulator runs in
+    tests only; a fuzz of explicit shapes found `tree` beyond the window's depth crashing
+    the build. Whatever `resolve` accepts builds its stages, delivers the collective, and
+    keeps every lightpath within the hop limit."""
+    algorithm, ring, given = shape
+    try:
+        params = algorithm.resolve(ring, given)
+    except (AlgorithmRefusedError, InvalidInputError, LimitExceededError):
+        return
+    stages = algorithm.stages(ring, params)
+    assert len(stages) == algorithm.stage_count(ring, params)
+    simulate(algorithm.schedule(ring, params))
+    if algorithm.hop_limit is not None:
+        for stage in stages:
+            clockwise = (stage.destinations - stage.sources) % ring.nodes
+            hops = np.where(stage.allowed == Direction.CW, clockwise,
+                            np.where(stage.allowed == Direction.CCW, ring.nodes - clockwise,
+                                     np.minimum(clockwise, ring.nodes - clockwise)))
+            assert hops.max(initial=0) <= algorithm.hop_limit
