@@ -241,8 +241,8 @@ def plan_text(result: PlanResult) -> str:
         if search is not None and (search.evaluated + search.pruned > 1 or not search.exhaustive):
             how = "exhaustive" if search.exhaustive else f"cut: {search.note}"
             out.append(
-                f"search {p.algorithm}: {search.candidates} shapes, {search.evaluated} solved, "
-                f"{search.pruned} pruned by bounds"
+                f"search {p.algorithm}: {counted(search.candidates, 'shape')}, "
+                f"{search.evaluated} solved, {search.pruned} pruned by bounds"
                 + (
                     f", {search.beyond_hop_limit} beyond the hop limit"
                     if search.beyond_hop_limit

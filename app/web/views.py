@@ -111,7 +111,14 @@ def stored_parameters_text(stored: str | None) -> str:
     return parameters_text(json.loads(stored))
 
 
+def setting_value(value: object) -> str:
+    """A swept setting's value as the sweep page writes it: None (the setting's 'no limit')
+    as "none", not Python's "None"."""
+    return "none" if value is None else str(value)
+
+
 FILTERS = {
+    "setting": setting_value,
     "parameters": stored_parameters_text,
     "fact": fact_text,
     "seconds": seconds_text,

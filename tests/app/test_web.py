@@ -222,6 +222,20 @@ def test_a_sweep_row_recommended_in_another_shape_shows_that_shape(
         assert row["recommended_time_s"] < row["time_s"]
 
 
+def test_a_swept_no_limit_reads_none(client: TestClient, settings_env: str) -> None:
+    """Review (session 34): the sweep page wrote a swept max_lightpath_hops of null as
+    Python's "None" ("max_lightpath_hops = 2, loss_budget, None" and in its column)."""
+    body = {"collective": "allgather", "nodes": [8], "wavelengths_per_fiber": 2,
+            "message_sizes_bytes": [65536], "algorithms": ["ring"],
+            "max_lightpath_hops": [2, "loss_budget", None]}
+    sweep = client.post("/api/v1/sweeps", json=body).json()
+    assert _wait(client, f"/api/v1/sweeps/{sweep['id']}")["status"] == "done"
+    page = client.get(f"/sweeps/{sweep['id']}").text
+    assert "max_lightpath_hops = 2, loss_budget, none" in page
+    assert "None" not in page
+    assert "<td>none</td>" in page.split("<tbody>")[1]
+
+
 def test_sweep_and_reproduction_pages(client: TestClient, settings_env: str) -> None:
     body = {"collective": "allgather", "nodes": [8, 16], "wavelengths_per_fiber": 4}
     body |= {"message_sizes_bytes": [65536], "time_limit_s": 5, "algorithms": ["ring", "optree"]}
