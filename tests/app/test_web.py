@@ -441,6 +441,16 @@ def test_plan_form_in_chromium(server: Server) -> None:
             assert page.inner_text("#form-error").startswith("nodes N: invalid_input: ")
             assert page.get_attribute("input[name='ring.nodes']", "aria-invalid") == "true"
             assert page.evaluate("document.activeElement.name") == "ring.nodes"
+            # refused before sending, in the same words (review, session 34: it said
+            # "ring.nodes: 'abc' is not a number"; 1e400 was sent as null)
+            for typed, says in (("abc", "'abc' is not a number"),
+                                ("1e400", "'1e400' is too large a number")):
+                page.fill("input[name='ring.nodes']", typed)
+                page.click("#plan-button")
+                _until(page, "document.querySelector('#form-error').textContent.includes("
+                       + json.dumps(says) + ")")
+                assert page.inner_text("#form-error") == f"nodes N: {says}"
+                assert page.evaluate("document.activeElement.name") == "ring.nodes"
 
             # 4.1 MB is 4099999.9999999995 bytes in floating point: read as 4100000 (review,
             # session 34: the page sent the fraction and the server refused it)

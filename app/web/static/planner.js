@@ -165,6 +165,18 @@
     node[names[names.length - 1]] = value;
   }
 
+  function labelOf(input) {
+    const span = input.closest("label") && input.closest("label").querySelector("span");
+    return span ? span.textContent.trim() : input.name;
+  }
+
+  // An error of one input found before sending: the catch below marks and focuses it.
+  function inputError(input, message) {
+    const error = new Error(message);
+    error.field = { input, label: labelOf(input) };
+    return error;
+  }
+
   function planBody(form) {
     const body = {};
     for (const input of form.querySelectorAll("[data-kind]")) {
@@ -174,8 +186,11 @@
       let value = raw;
       if (kind === "bool") value = true;
       else if (kind === "number" || (kind === "hops" && raw !== "loss_budget")) {
-        if (!NUMBER.test(raw)) throw new Error(`${input.name}: '${raw}' is not a number`);
+        // said in the form's words for the field, as the server's errors are
+        const or = kind === "hops" ? " (or loss_budget)" : "";
+        if (!NUMBER.test(raw)) throw inputError(input, `'${raw}' is not a number${or}`);
         value = Number(raw);
+        if (!Number.isFinite(value)) throw inputError(input, `'${raw}' is too large a number`);
       }
       put(body, input.name, value);
     }
@@ -199,10 +214,7 @@
     if (path[0] === "message_sizes_bytes") path.splice(0, path.length, "message_sizes");
     for (let n = path.length; n > 0; n -= 1) {
       const input = form.querySelector(`[name="${CSS.escape(path.slice(0, n).join("."))}"]`);
-      if (input) {
-        const span = input.closest("label") && input.closest("label").querySelector("span");
-        return { input, label: span ? span.textContent.trim() : input.name };
-      }
+      if (input) return { input, label: labelOf(input) };
     }
     return null;
   }
@@ -240,7 +252,7 @@
         const plan = await response.json();
         window.location.assign(`/plans/${encodeURIComponent(plan.id)}`);
       } catch (failure) {
-        const field = fieldAt(form, failure.detail);
+        const field = fieldAt(form, failure.detail) || failure.field;
         say(field ? `${field.label}: ${failure.message}` : failure.message, error);
         if (field) {
           field.input.setAttribute("aria-invalid", "true");
