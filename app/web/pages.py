@@ -253,10 +253,17 @@ def _job_page(
     malformed = _JOB_ID.fullmatch(job_id) is None  # not an id the stores make: no such job
     if malformed:
         part_url, build = "", _missing(kind, job_id)
+        job_id = _printable(job_id)  # shown, not stored: no NUL or control characters
     title = f"{kind.capitalize()} {job_id[:8]}"
     return _page(
         request, "job.html", part_url, build, malformed, title=title, kind=kind, job_id=job_id
     )
+
+
+def _printable(text: str) -> str:
+    """`text` with control characters (a NUL from /plans/%00) written as escapes, for a page
+    that shows what was asked for."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _missing(kind: str, job_id: str) -> Callable[[], Markup]:

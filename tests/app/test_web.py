@@ -190,6 +190,9 @@ def test_unknown_and_failed_jobs_show_the_error(client: TestClient) -> None:
         assert 'data-error-code="not_found"' in r.text
     r = client.get("/plans/" + "x" * 100)  # not an id the stores make
     assert r.status_code == 404 and 'data-error-code="not_found"' in r.text
+    r = client.get("/plans/a%00b%1b")  # review (session 34): the NUL was echoed into the page
+    assert r.status_code == 404 and "\x00" not in r.text and "\x1b" not in r.text
+    assert "a\\x00b\\x1b" in r.text  # shown as escapes
     r = client.get("/web/parts/plans/no-such-plan")  # the part answers as the API does
     assert r.status_code == 404 and r.json()["code"] == "not_found"
     queued = client.post("/api/v1/plans", json=FAILS, params={"wait": "false"}).json()
