@@ -203,7 +203,18 @@ def prepare(request: PlanRequest) -> PlanSpec:
             )
         chosen, skipped = [], []
         for a in catalog:
-            why = a.refusal(ring, a.fill_defaults(ring, dict(params.get(a.name, {}))))
+            why: str | None = None
+            if a.name in params:
+                # checked as for a named algorithm (`resolve`: the values, then the ring's
+                # refusal): a value no ring takes (group = 0) is the caller's to change
+                # (400); unchecked values were a 500 from the refusal's arithmetic (review,
+                # session 34)
+                try:
+                    a.resolve(ring, params[a.name])
+                except AlgorithmRefusedError as refused:
+                    why = refused.message
+            else:
+                why = a.refusal(ring, a.fill_defaults(ring, {}))
             if why is None and isinstance(a, OptimalSchedule) and a.name not in params:
                 why = a.too_large_for_all(ring)
             if why is None:
