@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import tempfile
 import threading
 from collections.abc import Awaitable, Callable
@@ -21,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from app.errors import ErrorBody, ShuttingDownError, error_body, from_body
+from app.errors import ErrorBody, ShuttingDownError, error_body, from_body, internal
 from app.jobs.executors import SharedExecutor
 from app.jobs.processes import SolverPool
 from app.persistence.store import Reproduction
@@ -33,6 +34,7 @@ from app.settings import get_settings
 from models.errors import RwaoptError
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 QUICK_RWA_LIGHTPATHS = 20_000  # a /rwa stage this small goes to the quick process
 Disconnected = Callable[[], Awaitable[bool]]
 
@@ -65,11 +67,20 @@ def shutdown() -> None:
 
 
 def _guarded(work: Callable[[], T]) -> T | ErrorBody:
-    """In the solver process: the answer, or the RwaoptError as its body."""
+    """In the solver process: the answer, or the RwaoptError as its body; any other
+    exception (a bug) is logged here with its traceback and answered as an internal error
+    (500). It killed the process, which the caller reported as 503 "out of memory?" (review,
+    session 34: HiGHS's infinite bound at its time limit). Running out of memory still ends
+    the process, as the caller expects."""
     try:
         return work()
     except RwaoptError as error:
         return error_body(error)
+    except MemoryError:
+        raise
+    except Exception as error:
+        log.exception("solver process: unexpected error")
+        return error_body(internal(error))
 
 
 def _plan(spec: PlanSpec, progress: PlanProgress | None = None) -> SolvedPlan | ErrorBody:

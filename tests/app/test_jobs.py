@@ -391,3 +391,16 @@ def test_an_rq_job_past_its_timeout_is_failed_as_a_limit(
     assert failed is not None and failed.status == "failed" and failed.error is not None
     assert failed.error.code == "limit_exceeded"
     assert failed.error.message.startswith("the solve ran past its limit (1 s on the queue")
+
+
+def test_a_bug_in_a_solver_process_is_an_internal_error_not_a_dead_process() -> None:
+    """Review (session 34): any exception but an RwaoptError killed the solver process, and
+    the caller answered 503 "the solver process died (out of memory?)". It is answered as
+    an internal error (500, the exception named, nothing more) and the process lives on."""
+    from app.jobs.pool import _guarded
+
+    body = _guarded(lambda: 1 // 0)
+    assert body.code == "internal_error"
+    assert body.message == "internal error (ZeroDivisionError); it has been logged"
+    with pytest.raises(MemoryError):  # still ends the process: the caller's memory answer
+        _guarded(lambda: (_ for _ in ()).throw(MemoryError()))

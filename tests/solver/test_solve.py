@@ -182,3 +182,23 @@ def test_a_steps_only_solve_keeps_a_colouring_within_its_slots() -> None:
         assert result.steps == 1 and result.lower_bound == 7
     assert proven.chi == 7 and proven.status == "optimal"
     assert 7 < steps_only.chi <= 16 and steps_only.status == "feasible"
+
+
+def test_highs_stopped_before_a_finite_bound_keeps_the_proven_one() -> None:
+    """Review (session 34): HiGHS stopped at its time limit before it had a finite dual
+    bound reports -inf, and `math.ceil` of it raised OverflowError, which killed the solver
+    process (a 503 "out of memory?" to the client). The outcome keeps the formulation's own
+    proven bound; solved through `solve_stage` the stage answers its heuristic with the gap."""
+    rng = np.random.default_rng(3)
+    sources = rng.integers(0, 12, 60)
+    stage = Stage.from_demands(
+        12, sources, (sources + rng.integers(1, 12, 60)) % 12, np.ones(60, dtype=np.int64)
+    )
+    form = build(stage, 40, 1)
+    outcome = solve_highs(form, 0.01)
+    assert not outcome.proven and outcome.timed_out and outcome.bound == form.lower_bound
+    result = solve_stage(
+        Ring(12, 1, 64), stage, SolveOptions(method=Method.EXACT_HIGHS, time_limit_s=0.01)
+    )
+    validate(stage, result.assignment)
+    assert result.lower_bound <= result.chi
