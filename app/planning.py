@@ -235,7 +235,10 @@ def prepare(request: PlanRequest) -> PlanSpec:
         )
     shapes = request.shape
     per_algorithm = shapes if isinstance(shapes, dict) else {}
-    stray_shapes = sorted(set(per_algorithm) - {a.name for a in chosen})
+    # with "all", a shape for an algorithm this ring skips is not an error: it is skipped
+    # with its reason, as its parameters would be (review, session 34: RD on N = 6)
+    offered = {a.name for a in (catalog if request.algorithms == "all" else chosen)}
+    stray_shapes = sorted(set(per_algorithm) - offered)
     if stray_shapes:
         raise InvalidInputError(
             f"shape given for {', '.join(stray_shapes)}, which is not among the algorithms"

@@ -48,3 +48,20 @@ def test_a_parameter_with_every_algorithm_is_checked_like_a_named_one(
         return
     if alone is not None:  # accepted with "all" only by skipping it, with its reason
         assert name in dict(spec.skipped)
+
+
+def test_a_shape_for_an_algorithm_the_ring_skips_is_not_an_error() -> None:
+    """Review (session 34): `"shape": {"rd": "paper"}` with every algorithm on N = 6 was a
+    400 "shape given for rd, which is not among the algorithms" (RD was only skipped: N is
+    not a power of two), so a sweep over N = 6 and 8 failed its N = 6 point. RD is skipped
+    with its reason; a name that is no algorithm of the collective is still refused."""
+    body = {
+        "ring": {"nodes": 6, "wavelengths_per_fiber": 2},
+        "collective": "allreduce",
+        "shape": {"rd": "paper"},
+        "message_sizes_bytes": [65536],
+    }
+    spec = prepare(PlanRequest.model_validate(body))
+    assert "power" in dict(spec.skipped)["rd"]
+    with pytest.raises(InvalidInputError, match="osm"):
+        prepare(PlanRequest.model_validate(body | {"shape": {"osm": "paper"}}))
