@@ -195,6 +195,7 @@ class Settings(BaseSettings):
     def _keys(cls, raw: str | None) -> str | None:
         if raw is None or not raw.strip():
             return None
+        seen: set[str] = set()
         for entry in raw.split(","):
             key = entry.strip().removesuffix(":read")
             if not KEY.fullmatch(key):
@@ -202,6 +203,12 @@ class Settings(BaseSettings):
                     "each key must be 16 to 256 characters of letters, digits and ._~+/=- "
                     "(optionally followed by :read)"
                 )
+            if key in seen:  # the last one won, silently: read-only or not by position
+                raise ValueError(
+                    f"the key ending {key[-4:]!r} is listed twice; list each key once, with "
+                    ":read or without"
+                )
+            seen.add(key)
         return raw
 
     def keys(self) -> dict[str, bool]:

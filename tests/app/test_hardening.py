@@ -120,6 +120,12 @@ def test_serve_refuses_other_interfaces_without_keys(monkeypatch: pytest.MonkeyP
     result = CliRunner().invoke(cli, ["serve"])
     assert result.exit_code == 2
     assert result.output.count("\n") == 1 and result.output.startswith("error: RWAOPT_API_KEYS")
+    # one key twice, read-only and not (review, session 34: the last one listed won)
+    monkeypatch.setenv("RWAOPT_API_KEYS", f"{WRITER},{WRITER}:read")
+    get_settings.cache_clear()
+    result = CliRunner().invoke(cli, ["serve"])
+    assert result.exit_code == 2 and "listed twice" in result.output
+    assert WRITER not in result.output  # the key itself is not printed
     get_settings.cache_clear()
 
 
