@@ -26,7 +26,7 @@ from models.optics import OpticalParameters, longest_reliable_hops
 from models.optics import max_hops as max_hops_for
 from models.ring import Hardware, Ring
 from solver.catalog import Limits, algorithms, get_algorithm
-from solver.electrical_sim import NetworkModel
+from solver.electrical_sim import MAX_SIMULATED_NODES, NetworkModel, simgrid_available
 from solver.feasibility import PlanOptics, evaluate_plan
 from solver.memory import estimate_mb, largest_nodes_within
 from solver.optimal import OptimalSchedule
@@ -267,6 +267,17 @@ def prepare(request: PlanRequest) -> PlanSpec:
         raise InvalidInputError(
             f"the electrical baseline compares all-reduce (E-Ring, E-RD), not {collective}; "
             "drop electrical or plan allreduce"
+        )
+    if (
+        request.electrical
+        and request.electrical_network.simulate
+        and ring.nodes > MAX_SIMULATED_NODES
+        and simgrid_available()  # without SimGrid the baseline gives Hockney times only
+    ):  # checked here, not after the optical solve (review, session 34)
+        raise InvalidInputError(
+            f"the electrical baseline simulates at most {MAX_SIMULATED_NODES} hosts (SimGrid), "
+            f"not N={ring.nodes}: set electrical_network.simulate to false for its Hockney "
+            "times, or plan a smaller ring"
         )
     exact = request.method in (Method.EXACT, Method.EXACT_HIGHS)
     for choice in choices:  # too many stages, or a stage too large for an exact method

@@ -65,3 +65,20 @@ def test_a_shape_for_an_algorithm_the_ring_skips_is_not_an_error() -> None:
     assert "power" in dict(spec.skipped)["rd"]
     with pytest.raises(InvalidInputError, match="osm"):
         prepare(PlanRequest.model_validate(body | {"shape": {"osm": "paper"}}))
+
+
+def test_an_electrical_simulation_beyond_its_hosts_is_refused_before_solving() -> None:
+    """Review (session 34): N = 8192 with the simulated electrical baseline solved the
+    optical plan for 10 s, then failed "simulate 2 to 4096 hosts, got 8192" without saying
+    what to change. Refused by `prepare` now, naming the way out; without the simulation
+    (Hockney times) the same ring is accepted."""
+    body = {
+        "ring": {"nodes": 8192, "wavelengths_per_fiber": 1},
+        "collective": "allreduce",
+        "algorithms": ["ring"],
+        "electrical": True,
+        "message_sizes_bytes": [65536],
+    }
+    with pytest.raises(InvalidInputError, match="simulate to false"):
+        prepare(PlanRequest.model_validate(body))
+    prepare(PlanRequest.model_validate(body | {"electrical_network": {"simulate": False}}))
