@@ -72,6 +72,10 @@ def test_an_electrical_simulation_beyond_its_hosts_is_refused_before_solving() -
     optical plan for 10 s, then failed "simulate 2 to 4096 hosts, got 8192" without saying
     what to change. Refused by `prepare` now, naming the way out; without the simulation
     (Hockney times) the same ring is accepted."""
+    from solver.electrical_sim import simgrid_available
+
+    if not simgrid_available():
+        pytest.skip("SimGrid is not installed: the baseline gives Hockney times only")
     body = {
         "ring": {"nodes": 8192, "wavelengths_per_fiber": 1},
         "collective": "allreduce",
