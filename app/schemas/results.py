@@ -613,9 +613,16 @@ class Recommendation(BaseModel):
     """The fastest optically feasible algorithm by true time (SPEC section 10)."""
 
     message_bytes: float
-    algorithm: str | None = Field(description="null when no algorithm is optically feasible")
+    algorithm: str | None = Field(
+        description="the algorithm to use: an optical one, or E-Ring / E-RD where the "
+        "electrical baseline is faster (`network`); null when no optical algorithm is "
+        "optically feasible and no electrical baseline was asked for"
+    )
     time_s: float | None
-    feasible: bool = Field(description="some algorithm is optically feasible")
+    feasible: bool = Field(
+        description="some optical algorithm is optically feasible at this size (an electrical "
+        "`algorithm` beside false: no optical one is, the electrical baseline is named)"
+    )
     tied_with: list[str] = Field(description="other feasible algorithms exactly as fast")
     fastest_regardless_of_optics: str
     skipped_infeasible: list[str] = Field(
@@ -631,7 +638,7 @@ class Recommendation(BaseModel):
     network: Literal["optical", "electrical"] = Field(
         default="optical",
         description="'electrical' when E-Ring or E-RD on the fat-tree beats every feasible "
-        "optical algorithm (plans with `electrical`)",
+        "optical algorithm, or no optical algorithm is feasible (plans with `electrical`)",
     )
     parameters: ParameterValues | None = Field(
         default=None,
