@@ -71,7 +71,12 @@ def solve_stage(
     """Certified RWA of `stage` (options.max_hops is the caller's: see models.stage.within_hops);
     with `max_tx` / `max_rx`, steps come from a node-limited schedule (solver.node_limits) and
     `status` refers to those steps."""
-    max_tx, max_rx = options.max_tx, options.max_rx
+    # A node sends (receives) at most 2 C lightpaths a slot, C channels on each of its two
+    # links: a limit of 2 C or more never binds, and is dropped (review, session 34: a limit
+    # of 2^20 sent a solvable stage to the node-limited scheduler's size refusal)
+    most = 2 * ring.channels_per_direction
+    max_tx = None if options.max_tx is not None and options.max_tx >= most else options.max_tx
+    max_rx = None if options.max_rx is not None and options.max_rx >= most else options.max_rx
     # a node-limited schedule's steps depend on the colour classes, not only on their count
     fit_slots = not options.prove_channels and not max_tx and not max_rx
     result = _solve_rwa(

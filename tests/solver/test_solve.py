@@ -202,3 +202,21 @@ def test_highs_stopped_before_a_finite_bound_keeps_the_proven_one() -> None:
     )
     validate(stage, result.assignment)
     assert result.lower_bound <= result.chi
+
+
+@pytest.mark.parametrize("limit", [16, 2**20])
+def test_a_node_limit_that_cannot_bind_is_no_limit(limit: int) -> None:
+    """Review (session 34): node 0 sending and receiving 100 lightpaths to and from every
+    other node of N = 64, w = 8 is solved (394 steps, optimal) without limits, and was
+    refused with max_tx = 2^20 ("beyond the first-fit scheduler's limit"). A node sends at
+    most 2 C = 16 lightpaths a slot on its two links, so a limit of 16 or more is none."""
+    others = np.arange(1, 64)
+    stage = Stage.from_demands(
+        64, np.concatenate([np.zeros(63, dtype=np.int64), others]),
+        np.concatenate([others, np.zeros(63, dtype=np.int64)]), np.full(126, 100),
+    )
+    ring = Ring(64, 1, 8)
+    free = solve_stage(ring, stage)
+    limited = solve_stage(ring, stage, SolveOptions(max_tx=limit, max_rx=limit))
+    validate(stage, limited.assignment)
+    assert limited.steps == free.steps and limited.status == free.status
