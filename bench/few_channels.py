@@ -1,5 +1,5 @@
 """Synthesized schedules with few wavelengths: `synth` against the achievable bound at
-w = 8, 16 and 32 (README "Benchmark"; the README's main table is w = 64, bench/achievable.py).
+w = 4, 8, 16 and 32 (README "Benchmark"; the README's main table is w = 64, bench/achievable.py).
 
 For N = 256 and 1024 (F = 1, default optics) and each collective, one plan of `synth` alone
 with three message sizes (1, 16, 256 MiB; the all-gather also 1 and 16 KiB items, as many

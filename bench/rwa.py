@@ -8,7 +8,7 @@ same stage with the same colour cap (skipped where it would not fit).
 Part 2: every catalog algorithm at N = 16, 64, 256, 1024 (w = 64): stages proven optimal,
 worst gap, true vs claimed steps, plan time.
 
-    .venv/bin/python bench/rwa.py            # both parts (about 10 minutes on 2 cores)
+    .venv/bin/python bench/rwa.py            # both parts (about 4 minutes on 2 cores)
     .venv/bin/python bench/rwa.py --part 1   # stages only
 """
 
