@@ -5,6 +5,7 @@ and shutdown, failures in the error format, HTTP hygiene."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -868,3 +869,51 @@ def test_a_read_key_reads_every_job_and_writes_nothing(
     # and the owner may still delete its own
     assert client.delete(base, headers=w).status_code == 204
     assert client.get(base, headers=r).status_code == 404
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+def test_concurrent_posts_are_admitted_up_to_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, database: str
+) -> None:
+    """Review (session 34): with RWAOPT_MAX_QUEUED_JOBS = 3, ten plans posted at once were
+    all admitted (counted, then created, apart). Admission and creation are one step now:
+    exactly three are queued, seven refused, on SQLite and on PostgreSQL (advisory lock).
+    The count is slowed here so that the window the old code left open is wide."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.app.conftest import fresh_postgres
+
+    with contextlib.ExitStack() as stack:
+        url = (
+            stack.enter_context(fresh_postgres())
+            if database == "postgresql"
+            else f"sqlite:///{tmp_path / 'c.db'}"
+        )
+        monkeypatch.setenv("RWAOPT_DATABASE_URL", url)
+        monkeypatch.setenv("RWAOPT_JOBS", "inline")
+        _set(monkeypatch, max_queued_jobs="3")
+        from app.api.routes import plans
+        from app.main import app
+
+        held: list[str] = []
+        monkeypatch.setattr(plans, "submit", held.append)
+        counted = PlanStore.unfinished
+
+        def slow(self: PlanStore) -> int:
+            found = counted(self)
+            time.sleep(0.2)
+            return found
+
+        monkeypatch.setattr(PlanStore, "unfinished", slow)
+        client = stack.enter_context(TestClient(app))
+
+        def post(_: int) -> int:
+            return client.post("/api/v1/plans", json=SMALL, params={"wait": "false"}).status_code
+
+        with ThreadPoolExecutor(10) as pool:
+            codes = sorted(pool.map(post, range(10)))
+        assert codes == [202] * 3 + [429] * 7
+        store = PlanStore(url)
+        for plan_id in held:  # not left queued for the next start
+            store.fail(plan_id, ErrorBody(code="test", message="held by the test"))
+    get_settings.cache_clear()

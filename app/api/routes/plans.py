@@ -10,7 +10,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 
 from app.api.auth import Caller, caller
-from app.api.deps import admit, enqueue, get_store
+from app.api.deps import admitted, enqueue, get_store
 from app.api.errors import BINARY, TEXT, responses
 from app.api.examples import accepted
 from app.api.params import JobId, Limit, Offset
@@ -101,9 +101,10 @@ async def create_plan(
     spec = prepare(body)  # every input error is a 4xx now, before anything is stored
     key = request_hash(body, get_settings().shape_search_budget_s)  # sweeps reuse it by this
     if not wait:
-        await run_in_threadpool(admit, 1)
         row = await run_in_threadpool(
-            store.create, body, JobStatus.QUEUED, None, (), None, key, who.owner
+            admitted,
+            1,
+            lambda: store.create(body, JobStatus.QUEUED, None, (), None, key, who.owner),
         )
         await enqueue(row.id, submit, store.delete)
         response.status_code = status.HTTP_202_ACCEPTED

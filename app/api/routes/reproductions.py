@@ -9,7 +9,7 @@ from fastapi import APIRouter, Body, Depends, Response, status
 from fastapi.concurrency import run_in_threadpool
 
 from app.api.auth import Caller, caller
-from app.api.deps import admit, enqueue, get_reproductions
+from app.api.deps import admitted, enqueue, get_reproductions
 from app.api.errors import BINARY, responses
 from app.api.examples import accepted
 from app.api.params import FilePath, JobId, Limit, Offset
@@ -56,8 +56,7 @@ async def create_reproduction(
     """Queue a reproduction of the papers' tables and figures; poll GET .../{id} for its
     status and findings, then download report.md, report.html, findings.json, tables and
     figures from .../{id}/files/{path}."""
-    await run_in_threadpool(admit, 1)
-    row = await run_in_threadpool(store.create, body, who.owner)
+    row = await run_in_threadpool(admitted, 1, lambda: store.create(body, who.owner))
     await enqueue(row.id, submit_reproduction, store.delete)
     response.headers["Location"] = f"/api/v1/reproductions/{row.id}"
     return row

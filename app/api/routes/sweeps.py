@@ -11,7 +11,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 
 from app.api.auth import Caller, caller
-from app.api.deps import admit
+from app.api.deps import admitted
 from app.api.errors import BINARY, TEXT, responses
 from app.api.examples import accepted
 from app.api.params import JobId, Limit, Offset
@@ -84,9 +84,10 @@ async def create_sweep(
     version) by any plan or sweep is reused and counted `cached`. Poll GET .../{id} for
     progress, then GET .../{id}/results."""
     settings = get_settings()
-    await run_in_threadpool(admit, len(body.points()))  # at most: reused points add nothing
     document = await run_in_threadpool(
-        start, store, body, settings.shape_search_budget_s, submit, who.owner
+        admitted,
+        len(body.points()),  # at most: reused points add nothing
+        lambda: start(store, body, settings.shape_search_budget_s, submit, who.owner),
     )
     response.headers["Location"] = f"/api/v1/sweeps/{document.id}"
     return document
