@@ -32,6 +32,7 @@ from app.schemas.results import RwaResponse
 from app.service import SolvedPlan, execute, reproduce, rwa
 from app.settings import get_settings
 from models.errors import RwaoptError
+from solver.outcome import Method
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -150,8 +151,12 @@ async def rwa_async(
     disconnected: Disconnected | None = None,
     wait_s: float | None = None,
 ) -> RwaResponse:
+    # the quick process is for small stages solved quickly: an exact method may take its
+    # whole time limit on a small stage (review, session 34: three exact calls of 8 s held
+    # it 30 s in turn, and every one-demand call meanwhile waited out its 503)
+    exact = settings.method in (Method.EXACT, Method.EXACT_HIGHS)
     small = sum(int(row[2]) for row in data.demands) <= QUICK_RWA_LIGHTPATHS
-    target = pool(processes, "quick" if small else "plans")
+    target = pool(processes, "quick" if small and not exact else "plans")
     return await _in_pool(target, disconnected, wait_s, _rwa, data, settings)
 
 

@@ -404,3 +404,32 @@ def test_a_bug_in_a_solver_process_is_an_internal_error_not_a_dead_process() -> 
     assert body.message == "internal error (ZeroDivisionError); it has been logged"
     with pytest.raises(MemoryError):  # still ends the process: the caller's memory answer
         _guarded(lambda: (_ for _ in ()).throw(MemoryError()))
+
+
+@pytest.mark.parametrize(("method", "kind"), [("exact", "plans"), ("exact-highs", "plans"),
+                                              ("heuristic", "quick"), ("auto", "quick")])
+def test_an_exact_rwa_of_a_small_stage_does_not_take_the_quick_process(
+    monkeypatch: pytest.MonkeyPatch, method: str, kind: str
+) -> None:
+    """Review (session 34): small /rwa stages went to the one quick solver process whatever
+    their method; three exact calls of 8 s held it 30 s in turn, and every one-demand call
+    meanwhile waited out its 503. An exact method goes to the plans' pool."""
+    import asyncio
+
+    from app.jobs import pool as pools
+    from app.schemas.requests import RwaInput, SolveSettings
+
+    asked: list[str] = []
+
+    class InProcess:
+        def run(self, work: Any, *args: Any, **_: Any) -> Any:
+            return work(*args)
+
+    def fake_pool(processes: int, which: str = "plans") -> InProcess:
+        asked.append(which)
+        return InProcess()
+
+    monkeypatch.setattr(pools, "pool", fake_pool)
+    data = RwaInput.model_validate({"nodes": 4, "wavelengths": 1, "demands": [[0, 1, 1]]})
+    answer = asyncio.run(pools.rwa_async(data, SolveSettings(method=method), 1))
+    assert answer.chi == 1 and asked == [kind]
