@@ -63,6 +63,6 @@ def get_algorithm(
             return a
     names = ", ".join(a.name for a in everything)
     raise UnknownAlgorithmError(
-        f"unknown {c.value} algorithm {name!r}; known: {names}",
+        f"unknown {c.value} algorithm {name[:64]!r}; known: {names}",
         {"collective": c.value, "known": [a.name for a in everything]},
     )

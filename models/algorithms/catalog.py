@@ -50,7 +50,7 @@ def parse_collective(collective: Collective | str) -> Collective:
     except ValueError:
         valid = ", ".join(x.value for x in Collective)
         raise UnknownAlgorithmError(
-            f"unknown collective {collective!r}; use one of: {valid}"
+            f"unknown collective {str(collective)[:64]!r}; use one of: {valid}"
         ) from None
 
 
@@ -61,6 +61,6 @@ def get_algorithm(collective: Collective | str, name: str) -> Algorithm:
             return a
     names = ", ".join(a.name for a in algorithms(c))
     raise UnknownAlgorithmError(
-        f"unknown {c.value} algorithm {name!r}; known: {names}",
+        f"unknown {c.value} algorithm {name[:64]!r}; known: {names}",
         {"collective": c.value, "known": [a.name for a in algorithms(c)]},
     )

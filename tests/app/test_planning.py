@@ -86,3 +86,14 @@ def test_an_electrical_simulation_beyond_its_hosts_is_refused_before_solving() -
     with pytest.raises(InvalidInputError, match="simulate to false"):
         prepare(PlanRequest.model_validate(body))
     prepare(PlanRequest.model_validate(body | {"electrical_network": {"simulate": False}}))
+
+
+def test_an_unknown_algorithm_name_is_not_echoed_whole() -> None:
+    """Review (session 34): a 100000-character algorithm name came back whole in the 404."""
+    from models.errors import UnknownAlgorithmError
+
+    body = {"ring": {"nodes": 8, "wavelengths_per_fiber": 2}, "collective": "allgather",
+            "algorithms": ["x" * 100_000], "message_sizes_bytes": [65536]}
+    with pytest.raises(UnknownAlgorithmError) as refused:
+        prepare(PlanRequest.model_validate(body))
+    assert "x" * 64 in refused.value.message and "x" * 65 not in refused.value.message

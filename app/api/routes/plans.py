@@ -153,8 +153,12 @@ def _row(store: PlanStore, plan_id: str, who: Caller) -> PlanDocument:
 def _done(store: PlanStore, plan_id: str, who: Caller) -> PlanResult:
     row = _row(store, plan_id, who)
     if row.status != JobStatus.DONE or row.result is None:
+        unfinished = row.status in (JobStatus.QUEUED, JobStatus.RUNNING)
         raise NotReadyError(
-            f"plan {plan_id} is {row.status}; its lightpaths and plots exist once it is done",
+            f"plan {plan_id} is {row.status}; its lightpaths and plots exist once it is done"
+            if unfinished
+            else f"plan {plan_id} is {row.status}: it has no lightpaths or plots; post it "
+            "again for them",
             {"status": row.status.value},
         )
     return row.result
