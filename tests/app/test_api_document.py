@@ -215,3 +215,18 @@ def test_every_parameter_of_every_operation_is_described() -> None:
         if not parameter.get("description") and not parameter["schema"].get("description")
     ]
     assert not bare
+
+
+def test_every_operation_with_a_body_lists_the_body_limits() -> None:
+    """Review (session 34): POST /sweeps and /reproductions answer 413 past
+    RWAOPT_MAX_BODY_BYTES and every body 408 when it arrives too slowly, but the document
+    listed 413 for plans and /rwa only, and 408 for none."""
+    with_body = [
+        (path, op)
+        for path, item in DOCUMENT["paths"].items()
+        for method, op in item.items()
+        if "requestBody" in op
+    ]
+    assert len(with_body) >= 4
+    for path, op in with_body:
+        assert {"408", "413"} <= set(op["responses"]), path

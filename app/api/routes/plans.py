@@ -75,7 +75,7 @@ Who = Annotated[Caller, Depends(caller)]
     response_model=PlanDocument,
     responses={
         202: {"model": PlanDocument, **accepted("plan_allreduce.json")[202]},
-        **responses(400, 404, 413, 422, 429, 503),
+        **responses(400, 404, 408, 413, 422, 429, 503),
     },
 )
 async def create_plan(

@@ -45,7 +45,7 @@ EXAMPLE = {
     "",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=ReproductionDocument,
-    responses={**accepted("reproduction.json"), **responses(400, 422, 429, 503)},
+    responses={**accepted("reproduction.json"), **responses(400, 408, 413, 422, 429, 503)},
 )
 async def create_reproduction(
     body: Annotated[ReproductionRequest, Body(openapi_examples=EXAMPLE)],

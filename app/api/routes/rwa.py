@@ -23,7 +23,7 @@ EXAMPLE = {
 }
 
 
-@router.post("", response_model=RwaResponse, responses=responses(400, 413, 422, 503))
+@router.post("", response_model=RwaResponse, responses=responses(400, 408, 413, 422, 503))
 async def solve(
     body: Annotated[RwaInput, Body(openapi_examples={"small": {"value": EXAMPLE}})],
     request: Request,

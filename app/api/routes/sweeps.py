@@ -71,7 +71,7 @@ EXAMPLES = {
     "",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=SweepDocument,
-    responses={**accepted("sweep.json"), **responses(400, 404, 422, 429, 503)},
+    responses={**accepted("sweep.json"), **responses(400, 404, 408, 413, 422, 429, 503)},
 )
 async def create_sweep(
     body: Annotated[SweepRequest, Body(openapi_examples=EXAMPLES)],
