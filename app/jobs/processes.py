@@ -41,8 +41,8 @@ def resident_bytes(pid: int) -> int:
 def over_memory(limit: int) -> LimitExceededError:
     return LimitExceededError(
         f"the solve used more than {limit / 2**20:.0f} MB, the memory one solve may use "
-        "(RWAOPT_SOLVE_MEMORY_MB), and was ended; ask for less: a smaller ring, fewer "
-        "algorithms, shape 'paper' instead of 'best'"
+        "(RWAOPT_SOLVE_MEMORY_MB), and was ended; ask for less: a smaller ring or stage, "
+        "and for a plan fewer algorithms or shape 'paper' instead of 'best'"
     )
 
 
