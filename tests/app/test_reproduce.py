@@ -112,14 +112,15 @@ def test_a_shared_plan_cache_is_reused(tmp_path: Path) -> None:
     from app.service import reproduce
 
     shared = tmp_path / "shared" / "plans.json"
-    request = ReproductionRequest(targets=["wrht", "optical-electrical"], quick=True)
+    from app.reproduction.wrht import COVERAGE
+
+    request = ReproductionRequest(targets=["wrht"], quick=True)
     first = reproduce(request, tmp_path / "one", shared)
     solved = json.loads(shared.read_text())
     assert solved and not (tmp_path / "one" / "cache.json").exists()
-    # each paper's optical-against-electrical table is its own file (review, session 34:
-    # both papers wrote optical_electrical_reduction.csv, WRHT's was overwritten)
-    written = {p.name for p in (tmp_path / "one" / "tables").glob("*.csv")}
-    assert {"wrht_electrical_reduction.csv", "optical_electrical_reduction.csv"} <= written
+    # every table WRHT's coverage names is written, under that name
+    written = {p.stem for p in (tmp_path / "one" / "tables").glob("*.csv")}
+    assert {t for covered in COVERAGE for t in covered.tables} <= written
     report = (tmp_path / "one" / "report.md").read_text("utf-8")
     anchors = re.findall(r"<a id='(t-[^']+)'", report)
     assert anchors and len(anchors) == len(set(anchors))
@@ -155,3 +156,16 @@ def test_a_plan_cache_with_a_store_solves_each_request_once(
     again = PlanCache(tmp_path / "cache.json", store).plan("allgather", "ring", Ring(8, 1, 2))
     assert again == first
     assert json.loads((tmp_path / "cache.json").read_text()) != {}  # copied to the file too
+
+
+def test_no_two_papers_name_the_same_table() -> None:
+    """Review (session 34): WRHT's Fig. 5 table and the optical-vs-electrical paper's were
+    both `optical_electrical_reduction`: one CSV overwrote the other, and the report had the
+    anchor twice. Every paper's coverage names tables of its own."""
+    import importlib
+
+    names: list[str] = []
+    for paper in ("optree_journal", "optree_conference", "wrht", "optical_electrical", "tra"):
+        module = importlib.import_module(f"app.reproduction.{paper}")
+        names += sorted({t for covered in module.COVERAGE for t in covered.tables})
+    assert len(names) == len(set(names))
