@@ -64,6 +64,15 @@ def test_rwa_demands_are_integers(demand: list[object]) -> None:
     assert "<function" not in r.text
 
 
+@pytest.mark.parametrize("value", ["nan", "inf"])
+def test_a_time_limit_is_a_finite_number(value: str) -> None:
+    """Review (session 34): /rwa?time_limit_s=nan answered "less than or equal to 600"."""
+    r = client.post("/api/v1/rwa", params={"time_limit_s": value},
+                    json={"nodes": 6, "demands": [[0, 1, 1]]})
+    assert r.status_code == 422, r.text
+    assert r.json()["message"] == "query.time_limit_s: Input should be a finite number"
+
+
 def test_a_valid_plan_still_plans() -> None:
     r = client.post("/api/v1/plans", json=PLAN)
     assert r.status_code in (200, 201), r.text

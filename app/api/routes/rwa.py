@@ -32,7 +32,12 @@ async def solve(
     ),
     time_limit_s: Annotated[
         float,
-        Query(gt=0, le=MAX_TIME_LIMIT_S, description="seconds the exact search may take"),
+        Query(
+            gt=0,
+            le=MAX_TIME_LIMIT_S,
+            allow_inf_nan=False,  # nan was "less than or equal to 600" (review, session 34)
+            description="seconds the exact search may take",
+        ),
     ] = 10.0,
     max_tx_per_node: Annotated[
         int | None,
