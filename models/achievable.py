@@ -809,10 +809,11 @@ def achievable_bound(
         # broadcast, an in-tree and an out-tree in the slots before and after the sum)
         weight = n * m if collective == "allgather" else m
 
-        gossip = (
-            gossip_trees(n, h, fan_in)
-            if collective == "allreduce" and not reduce_then_broadcast else None
-        )
+        # Fact 3g bounds every all-reduce, so the reduce-then-broadcast class too: its two
+        # trees raised to it slot count by slot count (without it the class's bound could
+        # fall below the general one: N = 16, F = 2, w = 1, 32 KiB, 63.6 against 65.1 us;
+        # review, session 34)
+        gossip = gossip_trees(n, h, fan_in) if collective == "allreduce" else None
         by_tree = np.zeros(len(candidates))  # what Fact 3c alone sets, to name the fact
         least_seen = [np.inf]  # the least time so far with Fact 3g (slot counts ascending)
 
