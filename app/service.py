@@ -32,7 +32,7 @@ from app.schemas.results import (
 )
 from models.algorithms.base import Collective
 from models.algorithms.catalog import parse_collective
-from models.errors import InvalidInputError
+from models.errors import AlgorithmRefusedError, InvalidInputError
 from models.ring import Ring
 from solver.electrical import compare
 from solver.optimal import OptimalSchedule
@@ -69,6 +69,13 @@ def execute(spec: PlanSpec, progress: PlanProgress | None = None) -> SolvedPlan:
 
 def plan_result(spec: PlanSpec, run: PlanRun) -> PlanResult:
     planned = run.planned
+    if not planned:  # every algorithm skipped while solving: no rows, no recommendation
+        # (the CLI's table raised IndexError; fuzz of plan documents, session 34)
+        raise AlgorithmRefusedError(
+            "no algorithm could be planned for this request: "
+            + "; ".join(f"{name}: {why}" for name, why in run.skipped),
+            {"skipped": [{"algorithm": name, "reason": why} for name, why in run.skipped]},
+        )
     electrical = None
     if spec.electrical is not None:
         electrical = compare(

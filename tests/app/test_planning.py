@@ -97,3 +97,25 @@ def test_an_unknown_algorithm_name_is_not_echoed_whole() -> None:
     with pytest.raises(UnknownAlgorithmError) as refused:
         prepare(PlanRequest.model_validate(body))
     assert "x" * 64 in refused.value.message and "x" * 65 not in refused.value.message
+
+
+def test_a_plan_whose_every_algorithm_is_skipped_while_solving_is_refused() -> None:
+    """Fuzz of plan documents (session 34): an all-to-all on N = 8 within 2 hops, one
+    lightpath received a slot, with a 1.84 dBm laser (no lightpath reliable): every
+    algorithm was skipped while solving (synth by the optics, TRA by the hop limit, TRA2 by
+    the node-limited scheduler's size, optimal by the exact model's), the document had no
+    rows and no recommendation, and the CLI's table raised IndexError. Refused with every
+    reason now."""
+    from app.service import answer
+    from models.errors import AlgorithmRefusedError
+
+    body = {
+        "ring": {"nodes": 8, "wavelengths_per_fiber": 2}, "collective": "alltoall",
+        "message_sizes_bytes": [64], "max_lightpath_hops": 2, "max_rx_per_node": 1,
+        "optics": {"laser_power_dbm": 1.84},
+    }  # fmt: skip
+    with pytest.raises(AlgorithmRefusedError) as refused:
+        answer(prepare(PlanRequest.model_validate(body)))
+    assert refused.value.message.startswith("no algorithm could be planned for this request: ")
+    skipped = {s["algorithm"] for s in refused.value.detail["skipped"]}
+    assert skipped == {"synth", "optimal", "tra", "tra2"}
