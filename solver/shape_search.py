@@ -919,7 +919,7 @@ def search_best_shape(
         refused=refused,
     )
     return BestShape(
-        tuple(_tied_to_feasible(search.best, search.feasible)),
+        tuple(_tied_to_feasible(search.best, search.feasible, options.max_hops)),
         report,
         tuple(search.feasible) if optics is not None else (),
         search.plan_optics,
@@ -927,16 +927,20 @@ def search_best_shape(
 
 
 def _tied_to_feasible(
-    best: Sequence[AlgorithmPlan], feasible: Sequence[FeasibleShape | None]
+    best: Sequence[AlgorithmPlan], feasible: Sequence[FeasibleShape | None], max_hops: int | None
 ) -> list[AlgorithmPlan]:
     """Per size, the fastest shape, or the fastest feasible one where it is as fast (the
-    same time, no more steps): of equals the one the optics pass is reported. WRHT's
-    all-reduce at N = 64, w = 8, 64 KiB, 5 dBm laser: group = 17 and group = 13 (within 30
-    hops) both take 3 steps; the row showed 17, infeasible, beside a recommendation to use
-    WRHT (review, session 34)."""
+    same time, no more steps) and routed as the fastest is (within the request's
+    `max_hops` only): of equals the one the optics pass is reported. A feasible shape routed
+    within the optics' tighter limit is not taken: its stages' bounds hold under that limit,
+    not for the shape as the row names it (review, session 34: TRA's round at N = 6 read
+    "chi 4, proven bound 4" where the free stage takes 3); the row's feasible shape says
+    that limit (`best_feasible.hop_limit`)."""
     out = list(best)
     for i, found in enumerate(feasible):
-        if found is not None and not _better(out[i], found.plan, i):
+        if found is None or found.hop_limit != max_hops:
+            continue
+        if not _better(out[i], found.plan, i):
             out[i] = found.plan
     return out
 

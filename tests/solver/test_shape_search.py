@@ -347,12 +347,13 @@ def _check_feasible_search(
                 for s in got.plan.stages
             )
             assert longest <= got.hop_limit
-    # of shapes as fast as the fastest, a feasible one is reported as the fastest
+    # of shapes as fast as the fastest and routed as freely, a feasible one is reported as
+    # the fastest
     for i, _ in enumerate(SIZES):
         got, fastest = found.feasible_by_message[i], found.by_message[i]
-        if got is not None and (got.plan.timings[i].time_s, got.plan.true_steps) == (
-            pytest.approx((fastest.timings[i].time_s, fastest.true_steps), rel=1e-12)
-        ):
+        if got is not None and got.hop_limit is None and (
+            got.plan.timings[i].time_s, got.plan.true_steps
+        ) == pytest.approx((fastest.timings[i].time_s, fastest.true_steps), rel=1e-12):
             assert evaluate_plan(fastest, optics).feasible
     # the regardless-of-optics winner is unchanged by looking for feasible shapes
     plain = search_best_shape(algorithm, ring, SIZES, Hardware(), SolveOptions(), 120.0, paper)
@@ -364,11 +365,13 @@ def _check_feasible_search(
     return found.feasible_by_message
 
 
-def test_a_tie_with_a_feasible_shape_reports_the_feasible_one() -> None:
+def test_a_tie_with_a_feasible_shape_routed_within_a_tighter_limit_keeps_the_free_one() -> None:
     """Review (session 34): WRHT's all-reduce at N = 64, w = 8, 64 KiB with a 5 dBm laser:
-    group = 17 and group = 13 (routed within 30 hops) both take 3 steps, the same time. The
-    fastest reported was 17, optically infeasible, beside a recommendation to use WRHT; of
-    equals the feasible one is the fastest now."""
+    group = 17 (infeasible) and group = 13 routed within 30 hops (feasible) both take 3
+    steps. Reporting 13 as the fastest (tried in session 34) made its stages' bounds, which
+    hold within 30 hops, read as bounds of the shape as named (fuzz of plan documents: TRA
+    at N = 6, "chi 4, proven 4" where the free stage takes 3). The fastest stays the freely
+    routed shape; the feasible one is `feasible`, with its limit."""
     algorithm = get_algorithm("allreduce", "wrht")
     ring = Ring(64, 1, 8)
     optics = OpticalParameters(laser_power_dbm=5.0)
@@ -381,18 +384,10 @@ def test_a_tie_with_a_feasible_shape_reports_the_feasible_one() -> None:
         algorithm, ring, sizes, Hardware(), SolveOptions(), 120.0, paper, cache,
         OpticsTarget.of(optics),
     )
-    plans = {
-        group: plan_algorithm(
-            algorithm, ring, algorithm.resolve(ring, {"group": group, "levels": 1}), sizes
-        )
-        for group in (13, 17)
-    }
-    # the premise, computed apart from the search: two shapes of equal steps, one infeasible
-    assert plans[13].true_steps == plans[17].true_steps == 3
-    assert not evaluate_plan(plans[17], optics).feasible
-    assert found.feasible is not None and found.feasible.plan.true_steps == 3
-    assert found.plan is found.feasible.plan
-    assert evaluate_plan(found.plan, optics).feasible
+    # the premise: the fastest feasible shape is routed within the optics' 30 hops, as fast
+    assert found.feasible is not None and found.feasible.hop_limit == 30
+    assert found.feasible.plan.true_steps == found.plan.true_steps == 3
+    assert found.plan is not found.feasible.plan  # the free one stays the fastest
 
 
 def test_a_family_without_a_feasible_shape_reports_none() -> None:
