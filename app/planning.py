@@ -121,10 +121,6 @@ class PlannedAlgorithm:
     class_bound: tuple[AchievableBound, ...] = ()
     # why the paper's shape breaks max_lightpath_hops (`paper` is then routed without it)
     paper_beyond_hops: str | None = None
-    # the bounds with the optics' hop limit, which every optically feasible shape of it
-    # (the one recommended, even where the shape reported is infeasible) is measured against
-    feasible_achievable: tuple[AchievableBound, ...] = ()
-    feasible_class_bound: tuple[AchievableBound, ...] = ()
 
 
 def check_memory(collective: Collective, nodes: int, choices: Sequence[AlgorithmChoice]) -> None:
@@ -386,8 +382,6 @@ def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> PlanRun:
                 bounds if optics.feasible else free_bounds,
                 class_bounds if optics.feasible else free_class_bounds,
                 paper_beyond_hops=beyond,
-                feasible_achievable=bounds,
-                feasible_class_bound=class_bounds,
             )
         )
     return PlanRun(out, tuple(skipped), bounds, free_bounds, class_bounds)

@@ -10,23 +10,30 @@ from collections.abc import Sequence
 from app.planning import PlannedAlgorithm
 from app.presentation.text import counted, parameters_text, percent_text
 from app.schemas.results import ClosestToFeasible, Recommendation, parameter_values
+from models.achievable import AchievableBound
 from models.algorithms.catalog import algorithms as paper_algorithms
 from solver.electrical import ElectricalComparison
 from solver.plan import AlgorithmPlan
 
 
 def recommendation(
-    planned: Sequence[PlannedAlgorithm], electrical: ElectricalComparison | None = None
+    planned: Sequence[PlannedAlgorithm],
+    electrical: ElectricalComparison | None = None,
+    achievable: Sequence[AchievableBound] = (),
+    class_bound: Sequence[AchievableBound] = (),
 ) -> list[Recommendation]:
     """Per message size (SPEC section 10): the fastest algorithm by true time among those
     whose feasibility block says feasible, with why; the faster infeasible ones it passed
     over; what the papers' closed forms would have picked. When none is feasible, no
     optical algorithm is named: the one closest to feasibility is, with the laser power it
     lacks. With the electrical baseline, E-Ring or E-RD is named where it is faster than the
-    optical choice (simulated time where SimGrid ran, else Hockney)."""
+    optical choice (simulated time where SimGrid ran, else Hockney). `achievable` and
+    `class_bound`: the plan's bounds per size with the optics' hop limit (`PlanRun`), which
+    the recommended shape, always optically feasible, is measured against (a row's own is
+    the free bound where its reported shape is infeasible)."""
     advice = [
         _electrical(entry, i, electrical) if electrical is not None else entry
-        for i, entry in enumerate(_optical(planned))
+        for i, entry in enumerate(_optical(planned, achievable, class_bound))
     ]
     return advice
 
@@ -51,7 +58,11 @@ def _electrical(entry: Recommendation, i: int, electrical: ElectricalComparison)
     return entry
 
 
-def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
+def _optical(
+    planned: Sequence[PlannedAlgorithm],
+    bound: Sequence[AchievableBound],
+    class_bound: Sequence[AchievableBound],
+) -> list[Recommendation]:
     advice: list[Recommendation] = []
     if not planned:
         return advice
@@ -116,9 +127,6 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
             p.algorithm for p in ranked if p.algorithm != best.algorithm and _faster(p, best, i)
         ]
         tied = [p.algorithm for p in usable[1:] if p.timings[i].time_s <= t.time_s * (1 + 1e-9)]
-        # the recommended shape is optically feasible: the bound with the optics' limit (the
-        # row's is the free one where the reported shape is infeasible; review, session 34)
-        bound = by_name[best.algorithm].feasible_achievable
         fraction = (
             f"{percent_text(bound[i].bound_s / t.time_s)} of the achievable "
             f"({bound[i].bound_s:.6g} s)"
@@ -137,7 +145,7 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
                 if reported.optics.feasible
                 else " (the shape reported for it is optically infeasible)"
             )
-        why += _class_note(by_name[best.algorithm], best, i)
+        why += _class_note(by_name[best.algorithm], best, i, bound, class_bound)
         if skipped:
             why += f"; faster but optically infeasible: {', '.join(skipped)}"
         if tied:
@@ -185,22 +193,27 @@ def _optical(planned: Sequence[PlannedAlgorithm]) -> list[Recommendation]:
     return advice
 
 
-def _class_note(planned: PlannedAlgorithm, best: AlgorithmPlan, i: int) -> str:
+def _class_note(
+    planned: PlannedAlgorithm,
+    best: AlgorithmPlan,
+    i: int,
+    bound: Sequence[AchievableBound],
+    class_bound: Sequence[AchievableBound],
+) -> str:
     """"" or, for an all-reduce, the recommended (optically feasible) shape against the bound
     of the schedules that form each complete sum at one node and copy it, with the optics'
     hop limit (docs/achievable.md): inside that
     class, how much of the gap to the achievable no schedule of it can close; outside it, the
     margin by which it beats every such schedule, when it does."""
     inside = planned.algorithm.reduces_then_broadcasts(best.ring, best.params)
-    if not planned.feasible_class_bound or inside is None:
+    if not class_bound or inside is None:
         return ""
-    within = planned.feasible_class_bound[i].bound_s
-    bound = planned.feasible_achievable[i].bound_s
+    within, least = class_bound[i].bound_s, bound[i].bound_s
     time_s = best.timings[i].time_s
     if inside:
         return (
             f"; it forms each sum at one node and copies it: {time_s / within:.3g}x the bound "
-            f"of such schedules ({within:.6g} s, {within / bound:.3g}x the achievable)"
+            f"of such schedules ({within:.6g} s, {within / least:.3g}x the achievable)"
         )
     if time_s < within:
         ratio = _ratio_text(within / time_s)

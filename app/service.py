@@ -91,7 +91,7 @@ def plan_result(spec: PlanSpec, run: PlanRun) -> PlanResult:
         ring=RingSpec.of(spec.ring),
         algorithms=[AlgorithmResult.of(p) for p in planned],
         skipped=[SkippedAlgorithm(algorithm=name, reason=why) for name, why in run.skipped],
-        recommendation=recommendation(planned, electrical),
+        recommendation=recommendation(planned, electrical, run.achievable, run.class_bound),
         achievable=achievable(run),
         electrical=None if electrical is None else ElectricalResult.of(electrical),
     )

@@ -27,6 +27,6 @@ def test_a_feasible_shape_is_measured_against_the_bound_with_the_optics_limit() 
     (bound,) = run.achievable
     (advice,) = recommendation([
         replace(planned, achievable=(replace(bound, bound_s=bound.bound_s / 2),))
-    ])  # fmt: skip
+    ], None, run.achievable, run.class_bound)  # fmt: skip
     assert advice.algorithm == "optree" and advice.parameters != planned.plan.params
     assert f"of the achievable ({bound.bound_s:.6g} s)" in advice.why
