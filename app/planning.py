@@ -225,9 +225,12 @@ def prepare(request: PlanRequest) -> PlanSpec:
             raise InvalidInputError(
                 f"parameters given for {', '.join(stray)}, which is not among the algorithms"
             )
-    if not chosen:
+    if not chosen:  # every reason, as when every algorithm is skipped while solving
+        # ("with these parameters" where none were given hid why; review E, session 34)
         raise AlgorithmRefusedError(
-            f"no {collective} algorithm accepts N={ring.nodes} with these parameters"
+            f"no {collective} algorithm accepts N={ring.nodes} with this request: "
+            + "; ".join(f"{name}: {why}" for name, why in skipped),
+            {"skipped": [{"algorithm": name, "reason": why} for name, why in skipped]},
         )
     shapes = request.shape
     per_algorithm = shapes if isinstance(shapes, dict) else {}
@@ -424,12 +427,26 @@ def _paper_and_incumbent(
     if incumbent is None:
         raise AlgorithmRefusedError(
             f"no shape of {algorithm.name} keeps to max_lightpath_hops = "
-            f"{spec.options.max_hops}: {refusal.message}",
+            f"{spec.options.max_hops}: {refusal.message}{_reach_note(spec)}",
             refusal.detail,
         )
     free = replace(spec.options, max_hops=None)
     paper = _solve(spec, algorithm, params, progress, free, cache)
     return paper, incumbent, refusal.message
+
+
+def _reach_note(spec: PlanSpec) -> str:
+    """What the optics add to a refusal by max_lightpath_hops when they reach less than it:
+    raising the limit alone would not help (review E, session 34: a reach of 0 hops under
+    max_lightpath_hops = 1 read as a matter of the limit)."""
+    reach, limit = spec.limits.hop_limit, spec.options.max_hops
+    if limit is None or reach >= limit:
+        return ""
+    if reach < 1:
+        return ("; besides, with these optics not even a one-hop lightpath can be reliable: "
+                "raise laser_power_dbm")
+    return (f"; besides, with these optics no lightpath of more than {reach} hops can be "
+            "reliable")
 
 
 def _first_within_hops(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.planning import prepare
+from app.planning import _reach_note, prepare
 from app.schemas.requests import PlanRequest
 from models.algorithms.base import Collective
 from models.errors import InvalidInputError
@@ -119,3 +119,58 @@ def test_a_plan_whose_every_algorithm_is_skipped_while_solving_is_refused() -> N
     assert refused.value.message.startswith("no algorithm could be planned for this request: ")
     skipped = {s["algorithm"] for s in refused.value.detail["skipped"]}
     assert skipped == {"synth", "optimal", "tra", "tra2"}
+
+
+def test_a_request_no_algorithm_accepts_says_why_for_each() -> None:
+    """Review E (session 34): a reduce-scatter on N = 15, F = 2, w = 10 with a 0.43 dBm laser
+    was refused as "no reducescatter algorithm accepts N=15 with these parameters" though
+    none were given; the reasons collected while choosing (synth: the optics; optimal: its
+    model's size) were dropped. They are the message and `detail.skipped` now."""
+    from models.errors import AlgorithmRefusedError
+
+    body = {
+        "ring": {"nodes": 15, "fibers_per_direction": 2, "wavelengths_per_fiber": 10},
+        "collective": "reducescatter", "message_sizes_bytes": [2**20],
+        "optics": {"laser_power_dbm": 0.43},
+    }  # fmt: skip
+    with pytest.raises(AlgorithmRefusedError) as refused:
+        prepare(PlanRequest.model_validate(body))
+    message = refused.value.message
+    assert "with these parameters" not in message
+    assert "synth: with these optics not even a one-hop lightpath can be reliable" in message
+    assert {s["algorithm"] for s in refused.value.detail["skipped"]} == {"synth", "optimal"}
+
+
+def test_a_hop_limit_refusal_names_the_optics_when_they_reach_less() -> None:
+    """Review E (session 34): with optics whose reach is 0 hops and max_lightpath_hops 1,
+    TRA was refused as "no shape of tra keeps to max_lightpath_hops = 1", which asks the user
+    to raise a limit that is not what binds; the refusal now says the optics do not carry
+    even one hop. With optics that reach further than the limit it says nothing more."""
+    from app.service import answer
+    from models.errors import AlgorithmRefusedError
+
+    def refusal(laser_dbm: float) -> str:
+        body = {
+            "ring": {"nodes": 8, "wavelengths_per_fiber": 4}, "collective": "alltoall",
+            "message_sizes_bytes": [2**20], "max_lightpath_hops": 1, "algorithms": ["tra"],
+            "optics": {"laser_power_dbm": laser_dbm},
+        }  # fmt: skip
+        with pytest.raises(AlgorithmRefusedError) as refused:
+            answer(prepare(PlanRequest.model_validate(body)))
+        return refused.value.message
+
+    dark = refusal(-3.0)
+    assert dark.startswith("no shape of tra keeps to max_lightpath_hops = 1")
+    assert "not even a one-hop lightpath can be reliable: raise laser_power_dbm" in dark
+
+    def note(laser_dbm: float, max_hops: int) -> str:
+        body = {
+            "ring": {"nodes": 64, "wavelengths_per_fiber": 4}, "collective": "alltoall",
+            "message_sizes_bytes": [2**20], "max_lightpath_hops": max_hops,
+            "algorithms": ["tra"], "optics": {"laser_power_dbm": laser_dbm},
+        }  # fmt: skip
+        return _reach_note(prepare(PlanRequest.model_validate(body)))
+
+    assert note(3.0, 20) == (  # a 3 dBm laser reaches 10 hops (longest_reliable_hops)
+        "; besides, with these optics no lightpath of more than 10 hops can be reliable")
+    assert note(3.0, 10) == note(10.0, 20) == ""  # the limit binds, not the optics
