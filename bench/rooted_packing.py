@@ -52,7 +52,8 @@ def measure(slots: int, parts: int, mirror: bool,
     pair) and at the fractional floor, the whole pieces per slot and the hops per slot."""
     whole, floor, hops = [], [], []
     for parents, shifts in least_tree_edges(NODES, HOPS, slots, scales):
-        per, busiest = slot_payload(NODES, parents, shifts, parts, PIECES, CHANNELS, mirror)
+        per, busiest = slot_payload(NODES, parents, shifts, parts, PIECES, CHANNELS, mirror,
+                                    whole_chunks=False)  # the all-reduce's parts
         whole.append(math.inf if per is None else float(per))
         floor.append(busiest)
         hops.append(int(np.abs(shifts).sum()))

@@ -9,7 +9,8 @@ slot's every distinct shift loads every link by its length: an 80-hop edge is 80
 a link, more than 64 channels, and the whole ring's least tree cannot be packed.
 
 Here the vector's N chunks are cut into K *parts*: part k is the chunks of the owners
-lo_k .. hi_k - 1 (lo_k = k N // K, about g = N / K consecutive ones), and it runs along the
+lo_k .. hi_k - 1 (lo_k = k N // K, about g = N / K consecutive ones; an all-reduce, whose
+chunks have no owners, cuts the N q pieces instead, `part_pieces`), and it runs along the
 least tree of the whole ring (`least_tree(N, H, S)`) translated to its *root*, the middle
 owner r_k. An edge p -> p + d of the tree first reached in slot t becomes, for every part,
 node r_k + p sending to r_k + p + d (all-gather way round; a reduction runs the slots in
@@ -40,8 +41,9 @@ Measured (bench/achievable.py, w = 64, 80 hops; docs/bench-achievable.md): the
 reduce-scatter at N = 4096 1.08x the achievable at 4 MiB (27-slot trees from 256 roots,
 mirrored) and 1.13x at 64 MiB (1.31x and 1.29x with the window levels), at N = 1024,
 4 MiB 1.24x (1.37x) and 64 MiB 1.15x (10-slot trees from 341 roots, mirrored; 1.19x); the
-all-reduce at N = 256, 4 MiB 1.63x (1.89x swept) and at N = 1024, 64 MiB 1.58x (the same
-trees; 1.69x unmirrored from 256 roots, 1.70x with the window levels). Why not nearer:
+all-reduce at N = 256, 4 MiB 1.63x (1.89x swept) and at N = 1024, 64 MiB 1.57x (the same
+trees, parts of 96 or 97 pieces; 1.58x with parts of whole owners' chunks, 1.69x unmirrored
+from 256 roots, 1.70x with the window levels). Why not nearer:
 README "Known limits".
 """
 
@@ -107,6 +109,8 @@ class RootedTrees:
     pieces: int  # per chunk
     low: IntArray  # per part: its first owner
     high: IntArray  # per part: one past its last owner
+    first: IntArray  # per part: its first piece (`part_pieces`)
+    stop: IntArray  # per part: one past its last piece
     roots: IntArray  # per part: its root (the middle owner)
     signs: IntArray  # per part: 1 runs the tree as computed, -1 its mirror image
     slots: tuple[RootedSlot, ...]  # all-gather way round
@@ -118,8 +122,7 @@ class RootedTrees:
 
     def part_data(self, part: int) -> IntArray:
         """The data of part k: piece j of chunk c is c * pieces + j."""
-        q = self.pieces
-        return np.arange(int(self.low[part]) * q, int(self.high[part]) * q, dtype=np.int64)
+        return np.arange(int(self.first[part]), int(self.stop[part]), dtype=np.int64)
 
 
 def part_bounds(nodes: int, parts: int) -> tuple[IntArray, IntArray, IntArray]:
@@ -127,6 +130,24 @@ def part_bounds(nodes: int, parts: int) -> tuple[IntArray, IntArray, IntArray]:
     low = (np.arange(parts, dtype=np.int64) * nodes) // parts
     high = (np.arange(1, parts + 1, dtype=np.int64) * nodes) // parts
     return low, high, low + (high - low - 1) // 2
+
+
+def part_pieces(nodes: int, parts: int, pieces: int, whole_chunks: bool) -> tuple[IntArray,
+                                                                               IntArray]:
+    """Per part, its first piece and one past its last. With `whole_chunks` (the
+    reduce-scatter's and all-gather's parts, whose chunks end at or start from their
+    owners) the pieces of its owners' chunks; without (the all-reduce's: no chunk has an
+    owner) the N q pieces cut as evenly as whole pieces allow, so no part is a chunk larger
+    than the others: at N = 1024, 341 parts of 3 owners but one of 4, whose pairs set the
+    pieces a lightpath of the slots they cross (1.209 ms; 96 or 97 pieces a part: 1.198 ms,
+    session 35)."""
+    if whole_chunks:
+        low, high, _ = part_bounds(nodes, parts)
+        return low * pieces, high * pieces
+    total = nodes * pieces
+    k = np.arange(parts + 1, dtype=np.int64)
+    cuts = (k * total) // parts
+    return cuts[:-1], cuts[1:]
 
 
 def _link_loads(nodes: int, senders: IntArray, moves: IntArray, counts: IntArray) -> int:
@@ -233,38 +254,39 @@ def part_signs(parts: int, mirror: bool) -> IntArray:
 
 
 def merged_pairs(
-    nodes: int, parents: IntArray, shifts: IntArray, parts: int, mirror: bool
+    nodes: int, parents: IntArray, shifts: IntArray, parts: int, mirror: bool,
+    sizes: IntArray,
 ) -> tuple[IntArray, IntArray, IntArray]:
     """The pairs every part's translate of one slot's edges (offsets `parents` from the
     root, signed `shifts`) makes, mirrored for the parts `part_signs` says, merged per
-    (sender, shift): senders, shifts and the owners whose chunks they carry (times the
-    pieces a chunk, the pieces)."""
-    low, high, roots = part_bounds(nodes, parts)
-    sizes = high - low
+    (sender, shift): senders, shifts and the data they carry, `sizes[k]` (each > 0) per
+    part k."""
+    roots = part_bounds(nodes, parts)[2]
     signs = part_signs(parts, mirror)[:, None]
     senders = ((roots[:, None] + signs * parents[None, :]) % nodes).reshape(-1)
     moves = (signs * shifts[None, :]).reshape(-1)
-    owners = np.broadcast_to(sizes[:, None], (parts, len(shifts))).reshape(-1)
+    data = np.broadcast_to(sizes[:, None], (parts, len(shifts))).reshape(-1)
     # merge per (sender, shift): a slot has few distinct shifts, so count over
     # sender x shift index (no sort of the K x edges pairs: 0.35 of 0.69 s at N = 4096)
     distinct = np.unique(np.concatenate([shifts, -shifts]))
     key = senders * len(distinct) + np.searchsorted(distinct, moves)
-    merged = np.bincount(key, owners, minlength=nodes * len(distinct)).astype(np.int64)
-    pairs = np.flatnonzero(merged)  # every part has at least one owner
+    merged = np.bincount(key, data, minlength=nodes * len(distinct)).astype(np.int64)
+    pairs = np.flatnonzero(merged)  # every part has some data
     return pairs // len(distinct), distinct[pairs % len(distinct)], merged[pairs]
 
 
 def slot_payload(
     nodes: int, parents: IntArray, shifts: IntArray, parts: int, pieces: int, channels: int,
-    mirror: bool,
+    mirror: bool, whole_chunks: bool = True,
 ) -> tuple[int | None, float]:
     """One slot of rooted trees along any tree's edges (`merged_pairs`): the least pieces
     per lightpath at which every link fits `channels` (None when one lightpath a pair is
     already too many; what `rooted_trees` builds) and the busiest link's pieces over the
     channels (the same with pieces per lightpath left fractional: a floor no rounding
-    reaches). Used to measure trees other than the least (`bench/rooted_packing.py`)."""
-    senders, moves, owners = merged_pairs(nodes, parents, shifts, parts, mirror)
-    volume = owners * pieces
+    reaches). Parts as `part_pieces` cuts them. Used to measure trees other than the least
+    (`bench/rooted_packing.py`)."""
+    first, stop = part_pieces(nodes, parts, pieces, whole_chunks)
+    senders, moves, volume = merged_pairs(nodes, parents, shifts, parts, mirror, stop - first)
     busiest = _link_loads(nodes, senders, moves, volume) / channels
     return _least_payload(nodes, senders, moves, volume, channels), busiest
 
@@ -282,8 +304,9 @@ def rooted_fit(
         if isinstance(found, str):
             return found
     edges = least_tree_edges(nodes, hop_limit, slots)
+    ones = np.ones(parts, dtype=np.int64)  # only the pairs count here, not their data
     for t in range(slots, 0, -1):  # the last slots carry the most pairs: those first
-        senders, moves, owners = merged_pairs(nodes, *edges[t - 1], parts, mirror)
+        senders, moves, owners = merged_pairs(nodes, *edges[t - 1], parts, mirror, ones)
         if _link_loads(nodes, senders, moves, np.ones_like(owners)) > channels:
             return _too_many(t, parts, channels)
     return None
@@ -316,6 +339,7 @@ def _build(
     mirror: bool, scatter: bool,
 ) -> RootedTrees | str:
     low, high, roots = part_bounds(nodes, parts)
+    first, stop = part_pieces(nodes, parts, pieces, whole_chunks=scatter)
     last: tuple[Scatter, ...] = ()
     if scatter:  # first: it is cheap, and refuses large parts at any depth
         found = _scatter(nodes, hop_limit, parts, pieces, channels)
@@ -330,15 +354,15 @@ def _build(
     # took 4.3 s and 530 MB with every slot's pairs computed and kept)
     for t in range(slots, 0, -1):
         parents, shifts = edges[t - 1]
-        senders, moves, owners = merged_pairs(nodes, parents, shifts, parts, mirror)
-        volume = owners * pieces
+        senders, moves, volume = merged_pairs(nodes, parents, shifts, parts, mirror,
+                                              stop - first)
         per = _least_payload(nodes, senders, moves, volume, channels)
         if per is None:
             return _too_many(t, parts, channels)
         out.append(RootedSlot(senders, moves, -(-volume // per), per, parents, shifts))
     out.reverse()
-    return RootedTrees(nodes, pieces, low, high, roots, part_signs(parts, mirror), tuple(out),
-                       last)
+    return RootedTrees(nodes, pieces, low, high, first, stop, roots, part_signs(parts, mirror),
+                       tuple(out), last)
 
 
 RELAYS_MOST = 16  # the most relays a part's two-slot scatter is tried with

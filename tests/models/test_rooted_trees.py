@@ -369,10 +369,12 @@ def test_slot_payload_is_what_the_rooted_trees_build(
                                        strict=True):
         per, floor = slot_payload(nodes, parents, shifts, parts, pieces, channels, mirror)
         assert per == slot.per_lightpath
-        senders, moves, owners = merged_pairs(nodes, parents, shifts, parts, mirror)
+        low, high, _ = part_bounds(nodes, parts)
+        senders, moves, data = merged_pairs(nodes, parents, shifts, parts, mirror,
+                                            (high - low) * pieces)
         assert (senders == slot.senders).all() and (moves == slot.moves).all()
         volume = Stage.from_demands(
-            nodes, senders, (senders + moves) % nodes, owners * pieces,
+            nodes, senders, (senders + moves) % nodes, data,
             np.where(moves > 0, Direction.CW, Direction.CCW).astype(np.int64))
         assert floor == pytest.approx(busiest_link(volume) / channels)
         assert floor <= per
@@ -496,3 +498,29 @@ def test_the_time_floor_is_below_every_built_rooted_shape(
         for size, floor in zip(sizes, floors, strict=True):
             assert floor <= plan_time_s(built, size, per_message, hardware)
     assert algorithm.time_floor(ring, {"radices": (nodes,)}, sizes, hardware) is None
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_all_reduce_cuts_its_parts_by_pieces_the_others_by_chunks(family: type) -> None:
+    """An all-reduce's parts have no owners: its N q pieces are cut as evenly as whole pieces
+    allow (N = 40, 13 parts, 3 pieces a chunk: 9 or 10 pieces each, not 9 but one of 12),
+    and the schedule delivers. The reduce-scatter's and all-gather's parts are their owners'
+    whole chunks (part_bounds)."""
+    ring = Ring(40, 1, 8)
+    algorithm = family(hop_limit=6)
+    shapes = [raw for raw in rooted_shapes(algorithm, ring) if raw["roots"] == 13]
+    assert shapes
+    for raw in shapes:
+        raw = {**raw, "pieces": 3}
+        check(algorithm, ring, raw)
+        plan = rooted_trees(40, 6, raw["tree"], 13, 3, 8, bool(raw.get("mirror")),
+                            scatter=family is not SynthAllReduce)
+        assert not isinstance(plan, str)
+        parts = [plan.part_data(k).tolist() for k in range(13)]
+        assert [x for part in parts for x in part] == list(range(120))  # in order, once
+        sizes = sorted(len(part) for part in parts)
+        if family is SynthAllReduce:
+            assert sizes == [9] * 10 + [10] * 3
+        else:
+            low, high, _ = part_bounds(40, 13)
+            assert sizes == sorted(((high - low) * 3).tolist()) == [9] * 12 + [12]
