@@ -77,13 +77,22 @@ def solve_stage(
     most = 2 * ring.channels_per_direction
     max_tx = None if options.max_tx is not None and options.max_tx >= most else options.max_tx
     max_rx = None if options.max_rx is not None and options.max_rx >= most else options.max_rx
-    # a node-limited schedule's steps depend on the colour classes, not only on their count
-    fit_slots = not options.prove_channels and not max_tx and not max_rx
-    result = _solve_rwa(
-        ring, stage, options.method, options.time_limit_s, options.prove_channels, fit_slots
-    )
     if not max_tx and not max_rx:
-        return result
+        return _solve_rwa(
+            ring, stage, options.method, options.time_limit_s, options.prove_channels,
+            fit_slots=not options.prove_channels,
+        )
+    # Node limits: the steps are the node-limited schedule's (`_limited_schedule`, of the
+    # heuristic's colour classes), and its bound the larger of the colour bound over the
+    # channels and the nodes' degrees over their limits. Colours are searched further (the
+    # exact model, the configuration LP) only while that could raise the bound, whoever asks:
+    # a shape's steps and bound do not depend on whether the shape search or an explicit
+    # plan solved it (review E, session 34).
+    degrees = node_limits.slots_lower_bound(stage, 0, ring.channels_per_direction, max_tx, max_rx)
+    result = _solve_rwa(
+        ring, stage, options.method, options.time_limit_s, prove_channels=False,
+        fit_slots=False, slots_floor=degrees,
+    )
     slots = node_limits.slots_lower_bound(
         stage, result.lower_bound, ring.channels_per_direction, max_tx, max_rx
     )
@@ -95,9 +104,7 @@ def solve_stage(
             "stage (fewer nodes, or fewer processes per node for TRA2)",
             {"colours": result.chi, "slots_lower_bound": slots, "limit": NODE_LIMIT_WORK},
         )
-    limited = node_limits.schedule(
-        stage, result.assignment, result.lower_bound, ring.channels_per_direction, max_tx, max_rx
-    )
+    limited = _limited_schedule(ring, stage, result, options.time_limit_s, max_tx, max_rx)
     validate(stage, limited.assignment)
     node_limits.check_node_limits(
         stage, limited.assignment, ring.channels_per_direction, max_tx, max_rx
@@ -110,6 +117,26 @@ def solve_stage(
         limited_steps=limited.slots,
         limited_steps_lower_bound=limited.slots_lower_bound,
     )
+
+
+def _limited_schedule(
+    ring: Ring, stage: Stage, result: RwaResult, time_limit_s: float, max_tx: int | None,
+    max_rx: int | None,
+) -> node_limits.NodeLimitedSchedule:
+    """The node-limited schedule of the heuristic's colour classes (or a construction's),
+    never of the exact model's: first fit packs classes, not colours, so fewer colours may
+    take more slots, and CP-SAT's parallel workers return one of many optimal colourings,
+    not the same one each run. Review E (session 34): OpTree at N = 29, w = 3, max_rx 3,
+    branching 6,5 took 25 slots planned explicitly (channels proven: CP-SAT's 23 colours)
+    and 24 in the shape search (the heuristic's 24); packed from CP-SAT's colourings one
+    stage took 8 or 9 slots from run to run. The exact model still tightens the bound."""
+    channels = ring.channels_per_direction
+    colouring = result.assignment
+    if result.method in (SolvedBy.EXACT, SolvedBy.EXACT_HIGHS):
+        bound = load_bound(stage, time_limit_s=max(0.5, 0.3 * time_limit_s))
+        colouring, _ = _heuristic_or_padded(stage, bound, time_limit_s, time.monotonic())
+        validate(stage, colouring)
+    return node_limits.schedule(stage, colouring, result.lower_bound, channels, max_tx, max_rx)
 
 
 def check_exact_size(stage: Stage, method: Method) -> None:
@@ -157,11 +184,14 @@ def _constructed(ring: Ring, stage: Stage, started: float) -> RwaResult | None:
     )
 
 
-def channels_to_prove(chi: int, lower: int, channels: int, prove_channels: bool) -> bool:
+def channels_to_prove(
+    chi: int, lower: int, channels: int, prove_channels: bool, slots_floor: int = 0
+) -> bool:
     """Whether to search further for fewer colours or a higher bound: chi is above its bound,
     and the caller asks for channels (`SolveOptions.prove_channels`) or the colouring takes
-    more slots than the bound allows (ceil(chi / C) above max(1, ceil(lower / C)))."""
-    steps_settled = -(-chi // channels) <= max(1, -(-lower // channels))
+    more slots than the bound allows (ceil(chi / C) above max(1, ceil(lower / C), and
+    `slots_floor`, the slots proven otherwise: the node limits' degree bound))."""
+    steps_settled = -(-chi // channels) <= max(1, -(-lower // channels), slots_floor)
     return chi > lower and (prove_channels or not steps_settled)
 
 
@@ -191,9 +221,11 @@ def _solve_rwa(
     time_limit_s: float,
     prove_channels: bool = True,
     fit_slots: bool = False,
+    slots_floor: int = 0,
 ) -> RwaResult:
     """The stage's certified RWA. `fit_slots`: a colouring within the slots the bound allows
-    is enough (no node limits, channels not to be proven)."""
+    is enough (no node limits, channels not to be proven). `slots_floor`: slots proven by
+    other means (`channels_to_prove`)."""
     started = time.monotonic()
     constructed = _constructed(ring, stage, started)
     if constructed is not None:
@@ -214,7 +246,8 @@ def _solve_rwa(
     else:
         used = SolvedBy.BOUND if chi == lower else SolvedBy.HEURISTIC
     wants_exact = method in (Method.EXACT, Method.EXACT_HIGHS) or (
-        method == Method.AUTO and channels_to_prove(chi, lower, channels, prove_channels)
+        method == Method.AUTO
+        and channels_to_prove(chi, lower, channels, prove_channels, slots_floor)
     )
     if wants_exact and chi > 0:
         binaries = estimated_size(stage, chi)
@@ -250,7 +283,7 @@ def _solve_rwa(
                 if outcome.proven:
                     lower = max(lower, exact_chi)
     source = "load" if lower == bound.lower_bound else "exact"
-    if channels_to_prove(chi, lower, channels, prove_channels):
+    if channels_to_prove(chi, lower, channels, prove_channels, slots_floor):
         # The configuration LP can prove what the load bound cannot (a colouring gap).
         deadline = min(
             started + time_limit_s, time.monotonic() + CONFIGURATION_SHARE * time_limit_s

@@ -36,7 +36,11 @@ class StageRwa(BaseModel):
     steps: int = Field(description="time slots: ceil(chi / (F w))")
     lower_bound: int = Field(description="proven lower bound on chi")
     steps_lower_bound: int = Field(description="proven lower bound on the stage's slots")
-    gap: float = Field(description="(chi - lower_bound) / chi; 0 when optimal")
+    gap: float = Field(
+        description="(chi - lower_bound) / chi; with max_tx/max_rx_per_node, where status is "
+        "about the node-limited schedule's steps, (steps - steps_lower_bound) / steps; 0 when "
+        "optimal"
+    )
     status: Status
     method: SolvedBy = Field(description="what produced the assignment")
     bound_source: Literal["load", "exact", "configuration"] = Field(
