@@ -16,7 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.errors import DatabaseUnavailableError, ErrorBody, error_body, http_status, internal
-from app.schemas.requests import error_text, readable_loc
+from app.schemas.requests import error_text, plain, readable_loc
 from models.errors import RwaoptError
 
 log = logging.getLogger("rwaopt.api")
@@ -169,7 +169,11 @@ def install(app: FastAPI) -> None:
         place = readable_loc(first["loc"])
         alike = [e for e in errors if readable_loc(e["loc"]) == place]
         said = list(dict.fromkeys(error_text(e) for e in alike or [first]))
-        message = f"{where}: {'; or '.join(said)}"
+        kinds = union_kinds(alike) if len(alike) > 1 else None
+        if kinds is not None:  # "expected a number or 'loss_budget', not 'abc'"
+            message = f"{where}: expected {' or '.join(kinds)}, not {_given(first)}"
+        else:
+            message = f"{where}: {'; or '.join(said)}"
         missing = [e for e in errors if e.get("type") == "missing"]
         if first.get("type") == "missing" and len(missing) > 1:
             # `{}` lacks ring and collective: name every field to add, not the first only
@@ -186,6 +190,41 @@ def install(app: FastAPI) -> None:
             },
         )
         return ErrorResponse(body.model_dump(), status_code=422)
+
+
+# what a value of each pydantic error type was expected to be, said as a client writes it
+_KIND = {
+    "int_type": "a number", "int_parsing": "a number", "int_from_float": "a whole number",
+    "float_type": "a number", "float_parsing": "a number", "list_type": "a list",
+    "dict_type": "an object", "model_type": "an object", "model_attributes_type": "an object",
+    "string_type": "a string",
+}  # fmt: skip
+
+
+def union_kinds(alike: list[dict[str, Any]]) -> list[str] | None:
+    """The kinds of value a field that takes one of several accepts, one per failed
+    alternative (max_lightpath_hops: a number or 'loss_budget'), or None when some
+    alternative failed for a reason other than its kind (then each reason is said)."""
+    kinds = []
+    for e in alike:
+        kind = _KIND.get(str(e.get("type")))
+        if e.get("type") in ("literal_error", "enum"):
+            kind = plain(str((e.get("ctx") or {}).get("expected", ""))) or None
+        elif e.get("type") == "value_error" and "a number is needed here" in str(e["msg"]):
+            kind = "a number"  # `_no_bool`'s refusal of true/false and of strings
+        if kind is None:
+            return None
+        kinds.append(kind)
+    return list(dict.fromkeys(kinds))
+
+
+def _given(error: dict[str, Any]) -> str:
+    """The value a client sent, as JSON writes it, cut to 60 characters."""
+    try:
+        text = json.dumps(error.get("input"), ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(error.get("input"))
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 # pydantic's error types for "not an object" where a model (the request body) is meant

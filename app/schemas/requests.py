@@ -112,7 +112,13 @@ def error_text(error: Mapping[str, Any]) -> str:
     prefix = "Value error, "
     if error.get("type") == "value_error" and message.startswith(prefix):
         message = message[len(prefix) :]
-    return _ENUM_REPR.sub(r"\1", message)
+    return plain(message)
+
+
+def plain(text: str) -> str:
+    """Enum members in a pydantic message as the values a client writes ('paper', not
+    <ShapeMode.PAPER: 'paper'>)."""
+    return _ENUM_REPR.sub(r"\1", text)
 
 
 def shown(value: object) -> str:

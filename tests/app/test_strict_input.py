@@ -24,10 +24,19 @@ PLAN = {"ring": {"nodes": 8, "wavelengths_per_fiber": 2}, "collective": "allgath
         ({"message_sizes_bytes": [True]}, "message_sizes_bytes.0", "not true/false"),
         ({"message_sizes_bytes": ["4096"]}, "message_sizes_bytes.0", "not the string '4096'"),
         ({"ring": {"nodes": "8"}}, "ring.nodes", "not the string '8'"),
-        # a field of two kinds names both: a number of hops, or 'loss_budget'
+        # a field of two kinds names both: a number of hops, or 'loss_budget'; a value of
+        # neither kind is said once, as JSON writes it (was "a number is needed here, not
+        # the string 'x'; or Input should be 'loss_budget'")
         ({"max_lightpath_hops": 0}, "max_lightpath_hops", "greater than or equal to 1; or"),
-        ({"max_lightpath_hops": "x"}, "max_lightpath_hops", "not the string 'x'; or"),
-        ({"max_lightpath_hops": "x"}, "max_lightpath_hops", "'loss_budget'"),
+        ({"max_lightpath_hops": "x"}, "max_lightpath_hops",
+         "expected a number or 'loss_budget', not \"x\""),
+        ({"max_lightpath_hops": True}, "max_lightpath_hops",
+         "expected a number or 'loss_budget', not true"),
+        ({"max_lightpath_hops": 2.5}, "max_lightpath_hops",
+         "expected a whole number or 'loss_budget', not 2.5"),
+        ({"algorithms": 5}, "algorithms", "expected a list or 'all', not 5"),
+        ({"shape": "x" * 100}, "shape",
+         "expected 'paper' or 'best' or an object, not \"" + "x" * 56 + "..."),
     ],
 )
 def test_plan_numbers_are_json_numbers(change: dict[str, object], where: str, says: str) -> None:
@@ -263,7 +272,8 @@ def test_a_repeated_message_size_or_workload_is_a_422(
 @pytest.mark.parametrize(
     ("path", "change", "where", "says"),
     [
-        ("/api/v1/plans", {"shape": "worst"}, "shape", "Input should be 'paper' or 'best'"),
+        ("/api/v1/plans", {"shape": "worst"}, "shape",
+         "expected 'paper' or 'best' or an object, not \"worst\""),
         ("/api/v1/plans", {"shape": {"ring": "worst"}}, "shape", "'paper' or 'best'"),
         ("/api/v1/plans", {"method": "fast"}, "method", "'auto', 'exact', 'exact-highs' or"),
         ("/api/v1/plans", {"collective": "gather"}, "collective", "'allgather', 'allreduce'"),
