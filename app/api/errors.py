@@ -151,6 +151,19 @@ def install(app: FastAPI) -> None:
         lists every method of the resource in Allow (RFC 9110), not only those of the first
         route whose path matched."""
         headers = dict(error.headers or {})
+        if error.status_code == 400 and error.detail == "There was an error parsing the body":
+            # FastAPI's answer when reading the JSON raised something other than a decode
+            # error: a body nested past the parser's recursion limit (a 200000-deep array
+            # was a 400 'http_400'); said like every other body that cannot be read
+            return ErrorResponse(
+                ErrorBody(
+                    code="invalid_input",
+                    message="body: not valid JSON here: arrays and objects nested too deeply "
+                    "to read (a request nests a few levels at most)",
+                    detail={"errors": [{"loc": ["body"], "msg": "nested too deeply"}]},
+                ).model_dump(),
+                status_code=422,
+            )
         if error.status_code == 405:
             headers["Allow"] = ", ".join(_allowed(app, request.url.path))
         message = str(error.detail)
