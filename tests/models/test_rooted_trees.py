@@ -524,3 +524,16 @@ def test_the_all_reduce_cuts_its_parts_by_pieces_the_others_by_chunks(family: ty
         else:
             low, high, _ = part_bounds(40, 13)
             assert sizes == sorted(((high - low) * 3).tolist()) == [9] * 12 + [12]
+
+
+def test_the_catalogs_all_reduce_at_n_1024_delivers_with_parts_cut_by_pieces() -> None:
+    """The shape the N = 1024, w = 64, 64 MiB all-reduce plans (10-slot trees from 341
+    roots, every other mirrored), at 4 pieces a chunk (the plan's 32 take 17 s to
+    simulate): 341 parts of 12 or 13 pieces, most not on a chunk boundary, delivered
+    (data-flow) within the channels."""
+    ring, algorithm = Ring(1024, 1, 64), SynthAllReduce(hop_limit=80)
+    shape = {"radices": (1024,), "tree": 10, "roots": 341, "pieces": 4, "mirror": 1}
+    check(algorithm, ring, shape)
+    plan = rooted_trees(1024, 80, 10, 341, 4, 64, True, scatter=False)
+    assert not isinstance(plan, str)
+    assert sorted(set((plan.stop - plan.first).tolist())) == [12, 13]
