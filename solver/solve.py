@@ -82,7 +82,7 @@ def solve_stage(
             ring, stage, options.method, options.time_limit_s, options.prove_channels,
             fit_slots=not options.prove_channels,
         )
-    # Node limits: the steps are the node-limited schedule's (`_limited_schedule`, of the
+    # Node limits: the steps are the node-limited schedule's (`_heuristic_classes`, of the
     # heuristic's colour classes), and its bound the larger of the colour bound over the
     # channels and the nodes' degrees over their limits. Colours are searched further (the
     # exact model, the configuration LP) only while that could raise the bound, whoever asks:
@@ -93,6 +93,7 @@ def solve_stage(
         ring, stage, options.method, options.time_limit_s, prove_channels=False,
         fit_slots=False, slots_floor=degrees,
     )
+    result = _heuristic_classes(ring, stage, result, options.time_limit_s)
     slots = node_limits.slots_lower_bound(
         stage, result.lower_bound, ring.channels_per_direction, max_tx, max_rx
     )
@@ -104,7 +105,9 @@ def solve_stage(
             "stage (fewer nodes, or fewer processes per node for TRA2)",
             {"colours": result.chi, "slots_lower_bound": slots, "limit": NODE_LIMIT_WORK},
         )
-    limited = _limited_schedule(ring, stage, result, options.time_limit_s, max_tx, max_rx)
+    limited = node_limits.schedule(
+        stage, result.assignment, result.lower_bound, ring.channels_per_direction, max_tx, max_rx
+    )
     validate(stage, limited.assignment)
     node_limits.check_node_limits(
         stage, limited.assignment, ring.channels_per_direction, max_tx, max_rx
@@ -119,24 +122,23 @@ def solve_stage(
     )
 
 
-def _limited_schedule(
-    ring: Ring, stage: Stage, result: RwaResult, time_limit_s: float, max_tx: int | None,
-    max_rx: int | None,
-) -> node_limits.NodeLimitedSchedule:
-    """The node-limited schedule of the heuristic's colour classes (or a construction's),
-    never of the exact model's: first fit packs classes, not colours, so fewer colours may
-    take more slots, and CP-SAT's parallel workers return one of many optimal colourings,
-    not the same one each run. Review E (session 34): OpTree at N = 29, w = 3, max_rx 3,
-    branching 6,5 took 25 slots planned explicitly (channels proven: CP-SAT's 23 colours)
-    and 24 in the shape search (the heuristic's 24); packed from CP-SAT's colourings one
-    stage took 8 or 9 slots from run to run. The exact model still tightens the bound."""
-    channels = ring.channels_per_direction
-    colouring = result.assignment
-    if result.method in (SolvedBy.EXACT, SolvedBy.EXACT_HIGHS):
-        bound = load_bound(stage, time_limit_s=max(0.5, 0.3 * time_limit_s))
-        colouring, _ = _heuristic_or_padded(stage, bound, time_limit_s, time.monotonic())
-        validate(stage, colouring)
-    return node_limits.schedule(stage, colouring, result.lower_bound, channels, max_tx, max_rx)
+def _heuristic_classes(ring: Ring, stage: Stage, result: RwaResult,
+                       time_limit_s: float) -> RwaResult:
+    """The result with the heuristic's colour classes (its chi and method) where the exact
+    model's replaced them; its bound kept. A node-limited schedule packs these, never the
+    exact model's: first fit packs classes, not colours, so fewer colours may take more
+    slots, and CP-SAT's parallel workers return one of several optimal colourings, not the
+    same one each run. Review E (session 34): OpTree at N = 29, w = 3, max_rx 3, branching
+    6,5 took 25 slots planned explicitly (channels proven: CP-SAT's 23 colours) and 24 in
+    the shape search (the heuristic's 24); packed from CP-SAT's colourings one stage took 8
+    or 9 slots from run to run."""
+    if result.method not in (SolvedBy.EXACT, SolvedBy.EXACT_HIGHS):
+        return result  # the heuristic's classes (or a construction's) already
+    bound = load_bound(stage, time_limit_s=max(0.5, 0.3 * time_limit_s))
+    colouring, _ = _heuristic_or_padded(stage, bound, time_limit_s, time.monotonic())
+    chi = validate(stage, colouring).colours_used
+    used = SolvedBy.BOUND if chi == result.lower_bound else SolvedBy.HEURISTIC
+    return replace(result, assignment=colouring, chi=chi, method=used)
 
 
 def check_exact_size(stage: Stage, method: Method) -> None:
