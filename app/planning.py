@@ -440,7 +440,7 @@ def _reach_note(spec: PlanSpec) -> str:
     raising the limit alone would not help (review E, session 34: a reach of 0 hops under
     max_lightpath_hops = 1 read as a matter of the limit)."""
     reach, limit = spec.limits.hop_limit, spec.options.max_hops
-    if limit is None or reach >= limit:
+    if limit is None or reach is None or reach >= limit:
         return ""
     if reach < 1:
         return ("; besides, with these optics not even a one-hop lightpath can be reliable: "
