@@ -80,3 +80,30 @@ def test_every_curve_of_a_sweep_looks_different_in_the_legend(figure) -> None:
              if not label.startswith("achievable")}  # fmt: skip
     curves = sum(not label.startswith("achievable") for label in labels)
     assert curves > 10 and len(looks) == curves
+
+
+def test_the_time_plot_draws_each_sizes_fastest_shape_where_the_row_is_slower() -> None:
+    """Review A (session 34): the time plot drew each algorithm's row, the first size's
+    shape, so at the other sizes it showed a time the plan does not recommend (all-reduce
+    on N = 64, w = 64: 8 x 8 at 4 MiB, the 5-slot tree at 64 MiB). Each size's fastest
+    shape is drawn beside it, with the search's times; a plan of one size draws none."""
+    from app.planning import prepare
+    from app.presentation.plots import time_figure
+    from app.schemas.requests import PlanRequest
+    from app.service import answer
+
+    def lines(sizes: list[int]) -> tuple[dict[str, list[float]], list[float]]:
+        body = {"ring": {"nodes": 64, "wavelengths_per_fiber": 64}, "collective": "allreduce",
+                "algorithms": ["synth"], "message_sizes_bytes": sizes}  # fmt: skip
+        result = answer(prepare(PlanRequest.model_validate(body)))
+        drawn = {str(line.get_label()): [float(y) for y in line.get_ydata()]
+                 for line in time_figure(result).axes[0].get_lines()}
+        fastest = result.algorithms[0].shapes.search.best_by_message
+        return drawn, [b.time_s for b in sorted(fastest, key=lambda b: b.message_bytes)]
+
+    drawn, fastest = lines([4 * 2**20, 64 * 2**20])
+    assert drawn["synth, its fastest shape at each size"] == fastest
+    row = next(times for label, times in drawn.items() if label.startswith("synth ("))
+    assert fastest[0] == row[0] and fastest[1] < row[1]  # the row is 4 MiB's winner
+    drawn, _ = lines([4 * 2**20])
+    assert "synth, its fastest shape at each size" not in drawn
