@@ -211,7 +211,11 @@ def _rq_timeout(error: Exception) -> LimitExceededError | None:
     if not isinstance(error, JobTimeoutException):
         return None
     job = get_current_job()
-    allowed = f"{job.timeout:g} s" if job is not None and job.timeout else "its time"
+    return _timeout_error(job.timeout if job is not None else None)
+
+
+def _timeout_error(timeout: float | None) -> LimitExceededError:
+    allowed = f"{timeout:g} s" if timeout else "its time"
     return LimitExceededError(
         f"the solve ran past its limit ({allowed} on the queue: RWAOPT_MAX_SOLVE_S of the "
         "service that queued it, plus 60 s) and was ended; ask for less: a smaller ring, "
@@ -288,18 +292,47 @@ def stop(plan_ids: list[str], settings: Settings | None = None) -> None:
             continue
 
 
-def on_job_failure(job: Any, _connection: Any, kind: type, value: BaseException, *_: Any) -> None:
-    """RQ failure callback: the work horse raised past run_plan_job, hit its timeout, or died
-    (the reaper reports an abandoned job). With retries left the job is about to run again:
-    its plan goes back to queued. Otherwise a still-unfinished plan is failed with the
-    reason, so it does not stay `running` for ever."""
-    job_id = job.args[0]
-    # the worker's own database (jobs carry their id only; older ones the URL too)
+def _job_store(job: Any) -> tuple[PlanStore | ReproductionStore, bool]:
+    """The store of an RQ job's row (the worker's own database: jobs carry their id only;
+    older ones the URL too), and whether it is a reproduction."""
     database_url = job.args[1] if len(job.args) > 1 else get_settings().database_url
     reproduction = str(job.func_name).endswith("run_reproduction_job")
     store: PlanStore | ReproductionStore = (
         ReproductionStore(database_url) if reproduction else PlanStore(database_url)
     )
+    return store, reproduction
+
+
+class WorkHorseDiedError(Exception):
+    """The work horse ended without a result: killed (out of memory, a signal), or crashed."""
+
+
+def horse_died(job: Any, ret_val: int | None, working_s: float) -> None:
+    """A work horse that died while its worker lives: RQ 3.0 retries or fails such a job
+    (`monitor_work_horse`) without the failure callback, so the plan stayed `running` and its
+    retry, finding it taken, ended at once ('gone'): it stayed `running` for ever (review,
+    session 35: a horse SIGKILLed mid-solve, as an out-of-memory kill does). Said as the
+    callback says it: with retries left the plan is queued again for the retry; else it is
+    failed. A horse RQ's monitor killed past the job's time limit (the solve could not be
+    interrupted) is failed with that limit, as one the timeout interrupted is."""
+    if job.timeout not in (None, -1) and working_s > job.timeout:
+        store, _ = _job_store(job)
+        timed_out = _timeout_error(job.timeout)
+        store.fail(job.args[0], error_body(timed_out))
+        return
+    signalled = ret_val is not None and os.WIFSIGNALED(ret_val)
+    why = f"killed by signal {os.WTERMSIG(ret_val)}" if signalled else f"exit status {ret_val}"
+    on_job_failure(job, None, WorkHorseDiedError, WorkHorseDiedError(f"the work horse died: {why}"))
+
+
+def on_job_failure(job: Any, _connection: Any, kind: type, value: BaseException, *_: Any) -> None:
+    """RQ failure callback: the work horse raised past run_plan_job, hit its timeout, or died
+    (the reaper reports an abandoned job; `horse_died` one that died under a live worker).
+    With retries left the job is about to run again: its plan goes back to queued. Otherwise
+    a still-unfinished plan is failed with the reason, so it does not stay `running` for
+    ever."""
+    job_id = job.args[0]
+    store, reproduction = _job_store(job)
     if job.retries_left:
         log.warning(
             "job %s: %s; retrying (%d retries left)", job_id, kind.__name__, job.retries_left
@@ -348,6 +381,18 @@ def make_worker(settings: Settings) -> Any:
     lease = maintenance_lease_s(settings)
 
     class RwaoptWorker(Worker):
+        def handle_work_horse_killed(self, job: Any, retpid: int, ret_val: int,
+                                     rusage: Any) -> None:
+            """RQ's hook for a horse that died under this worker: the plan is requeued for
+            RQ's retry, or failed (`horse_died`)."""
+            super().handle_work_horse_killed(job, retpid, ret_val, rusage)
+            started = job.started_at
+            working = (now() - started).total_seconds() if started is not None else 0.0
+            try:
+                horse_died(job, ret_val, working)
+            except Exception:  # the database away: the retry or the reaper says it later
+                self.log.exception("job %s: its dead work horse could not be recorded", job.id)
+
         def get_heartbeat_ttl(self, job: Any, working_time: float = 0.0) -> int:
             """RQ allows a silent minute past its monitoring interval; here the grace is
             RWAOPT_ABANDONED_AFTER_S, so a dead worker's job is retried soon."""

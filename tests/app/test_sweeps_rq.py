@@ -193,3 +193,35 @@ def test_delete_kills_the_running_solve_and_drops_queued_points(
     assert all(w.poll() is None for w in workers)  # the workers live on
     with session_factory(url)() as session:
         assert session.scalar(select(func.count()).select_from(SolutionRow)) == 0
+
+
+def test_a_work_horse_killed_under_its_live_worker_is_retried_and_the_plan_completes(
+    rq_deployment: tuple[TestClient, list[subprocess.Popen[bytes]], str], tmp_path: Path
+) -> None:
+    """Review (session 35): a work horse SIGKILLed while its worker lives (what an
+    out-of-memory kill looks like) was retried by RQ without the failure callback, so the
+    plan stayed `running`; the retry, finding it taken, ended at once, and the plan stayed
+    `running` for ever. The plan goes back to queued for the retry and completes now."""
+    client, workers, url = rq_deployment
+    body = {"ring": {"nodes": 703, "wavelengths_per_fiber": 32}, "collective": "allgather",
+            "algorithms": ["osm"], "message_sizes_bytes": [1048576], "shape": "paper"}  # fmt: skip
+    plan_id = client.post("/api/v1/plans?wait=false", json=body).json()["id"]
+    deadline = time.monotonic() + 60
+    horse = None
+    while horse is None:
+        assert time.monotonic() < deadline, "no worker started the plan"
+        busy = [c for w in workers for c in _children(w.pid)]
+        horse = busy[0] if busy else None
+        time.sleep(0.2)
+    time.sleep(1.0)
+    os.kill(horse, signal.SIGKILL)  # the horse only: its worker lives
+    killed_at = time.monotonic()
+    while (doc := client.get(f"/api/v1/plans/{plan_id}").json())["status"] in ("queued",
+                                                                                "running"):
+        assert time.monotonic() - killed_at < 300, f"plan stuck after the kill: {doc['status']}"
+        time.sleep(0.5)
+    assert doc["status"] == "done", (doc.get("error"), _worker_logs(tmp_path))
+    with session_factory(url)() as session:
+        attempts = session.scalar(select(PlanRow.attempts).where(PlanRow.id == plan_id))
+    assert attempts == 2, _worker_logs(tmp_path)
+    assert all(w.poll() is None for w in workers)  # no worker died
