@@ -320,8 +320,10 @@ def horse_died(job: Any, ret_val: int | None, working_s: float) -> None:
         timed_out = _timeout_error(job.timeout)
         store.fail(job.args[0], error_body(timed_out))
         return
-    signalled = ret_val is not None and os.WIFSIGNALED(ret_val)
-    why = f"killed by signal {os.WTERMSIG(ret_val)}" if signalled else f"exit status {ret_val}"
+    if ret_val is not None and os.WIFSIGNALED(ret_val):
+        why = f"killed by signal {os.WTERMSIG(ret_val)}"
+    else:
+        why = f"exit status {ret_val}"
     on_job_failure(job, None, WorkHorseDiedError, WorkHorseDiedError(f"the work horse died: {why}"))
 
 
@@ -385,7 +387,9 @@ def make_worker(settings: Settings) -> Any:
                                      rusage: Any) -> None:
             """RQ's hook for a horse that died under this worker: the plan is requeued for
             RQ's retry, or failed (`horse_died`)."""
-            super().handle_work_horse_killed(job, retpid, ret_val, rusage)
+            super().handle_work_horse_killed(  # type: ignore[no-untyped-call]
+                job, retpid, ret_val, rusage
+            )
             started = job.started_at
             working = (now() - started).total_seconds() if started is not None else 0.0
             try:
