@@ -270,3 +270,35 @@ def test_the_worst_lightpath_of_an_infeasible_plan_fails() -> None:
     passing = [s for s in report.stages if s.failing == 0]
     assert passing and max(s.worst_ber for s in passing) > report.worst.ber  # the old pick
     assert min(s.worst_margin_db for s in report.stages) == report.worst.margin_db
+
+
+@pytest.mark.parametrize(
+    ("collective", "nodes", "algorithm", "shape"),
+    [("alltoall", 24, "tra2", "paper"), ("allgather", 11, "ring", "paper"),
+     ("allgather", 16, "optree", "paper"), ("allreduce", 12, "hring", "paper")],
+)  # fmt: skip
+def test_the_least_laser_power_reported_is_enough(
+    collective: str, nodes: int, algorithm: str, shape: str
+) -> None:
+    """Fuzz of plan documents (session 35): a plan reported its least laser power as
+    4.300000000000001 dBm (printed 4.30), and planned again at 4.3 it was infeasible by
+    8.9e-16 dB. The reported power, given back, makes the plan feasible; 0.01 dB less does
+    not (a power-limited plan: the margin decides)."""
+    from app.planning import prepare
+    from app.schemas.requests import PlanRequest
+    from app.service import answer
+
+    def feasibility(laser_dbm: float | None) -> Any:
+        body: dict[str, Any] = {
+            "ring": {"nodes": nodes, "wavelengths_per_fiber": 1}, "collective": collective,
+            "algorithms": [algorithm], "shape": shape, "message_sizes_bytes": [4096],
+        }  # fmt: skip
+        if laser_dbm is not None:
+            body["optics"] = {"laser_power_dbm": laser_dbm}
+        return answer(prepare(PlanRequest.model_validate(body))).algorithms[0].feasibility
+
+    need = feasibility(None).min_laser_power_dbm
+    assert need is not None
+    assert feasibility(need).feasible
+    assert feasibility(round(need, 2)).feasible == (round(need, 2) >= need)
+    assert not feasibility(need - 0.01).feasible
