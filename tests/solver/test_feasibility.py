@@ -4,6 +4,7 @@ worst case (OpTree journal eqs. 4-9)."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
