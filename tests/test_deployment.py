@@ -78,7 +78,10 @@ def test_credentials_come_from_the_env_file_and_are_required() -> None:
     assert "${RWAOPT_SOLVE_MEMORY_MB:?" in text and re.search(
         r"^RWAOPT_SOLVE_MEMORY_MB=$", example, re.M
     )
-    assert "RWAOPT_SOLVE_MEMORY_MB" in SERVICES["worker"]["environment"]
+    # and the api checks plans against the workers' budget (review, session 35: it checked
+    # its own default, 80 % of its host, and queued plans the workers then failed)
+    assert (SERVICES["worker"]["environment"]["RWAOPT_SOLVE_MEMORY_MB"]
+            == SERVICES["api"]["environment"]["RWAOPT_SOLVE_MEMORY_MB"])
     assert "RWAOPT_API_KEYS" in SERVICES["api"]["environment"]  # it listens on 0.0.0.0
     assert "docker/.env" in (ROOT / ".gitignore").read_text().split()
 
@@ -147,3 +150,15 @@ def test_every_data_file_of_the_packages_is_installed() -> None:
         if not any(fnmatch.fnmatch(inside, g) for g in globs.get(dotted, [])):
             missing.append(name)
     assert not missing, f"not in [tool.setuptools.package-data]: {missing}"
+
+
+def test_the_build_context_leaves_out_the_virtualenv_and_the_secrets() -> None:
+    """Review (session 35): the context was the whole checkout, its 834 MB .venv and
+    docker/.env (the passwords) included; the image copies only the packages, but every
+    build sent them to the engine."""
+    ignored = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
+               if line.strip() and not line.startswith("#")]
+    for path in (".venv", ".git", "docker/.env", "tests", "docs"):
+        assert path in ignored, path
+    for copied in re.findall(r"^COPY (\S+)", DOCKERFILE, re.M):
+        assert copied not in ignored, copied
