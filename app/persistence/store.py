@@ -642,7 +642,10 @@ class SweepStore(JobStore[SweepTableRow]):
         status = JobStatus(sweep.status)
         if status not in (JobStatus.CANCELLED, JobStatus.FAILED):
             if finished == total:
-                status = JobStatus.DONE
+                # every point failed: the sweep did (README lists `failed`; it read `done`
+                # with no point done; review, session 35); some done: done, with the count
+                failed_all = total > 0 and points.failed == total
+                status = JobStatus.FAILED if failed_all else JobStatus.DONE
             elif points.running or finished:
                 status = JobStatus.RUNNING
         seconds = eta = None

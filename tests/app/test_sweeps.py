@@ -633,3 +633,14 @@ def test_every_sweep_field_is_described_in_words() -> None:
         what = text.split(". One value")[0]
         assert what.strip() and what != name, (name, text)
     assert f"at most {MAX_SWEEP_POINTS} of them" in schema["description"]
+
+
+def test_a_sweep_whose_every_point_fails_has_failed(client: TestClient) -> None:
+    """Review (session 35): RD on N = 6 and 12 (neither a power of two) failed both points,
+    and the sweep read `done`, a status the README keeps for sweeps with results; `failed`
+    was listed but never given."""
+    body = {"collective": "allreduce", "algorithms": ["rd"], "nodes": [6, 12],
+            "wavelengths_per_fiber": 2, "message_sizes_bytes": [4096]}  # fmt: skip
+    doc = wait_finished(client, client.post("/api/v1/sweeps", json=body).json()["id"])
+    assert doc["status"] == "failed"
+    assert (doc["points"]["done"], doc["points"]["failed"]) == (0, 2)
