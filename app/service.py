@@ -8,6 +8,7 @@ runners call these and nothing below them.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,6 +37,7 @@ from models.errors import AlgorithmRefusedError, InvalidInputError
 from models.ring import Ring
 from solver.electrical import compare
 from solver.optimal import OptimalSchedule
+from solver.plan import AlgorithmPlan
 from solver.solve import solve_stage
 
 if TYPE_CHECKING:
@@ -79,7 +81,7 @@ def plan_result(spec: PlanSpec, run: PlanRun) -> PlanResult:
     electrical = None
     if spec.electrical is not None:
         electrical = compare(
-            [p.plan for p in planned],
+            feasible_plans(planned),
             spec.ring.nodes,
             spec.message_bytes,
             spec.electrical,
@@ -95,6 +97,22 @@ def plan_result(spec: PlanSpec, run: PlanRun) -> PlanResult:
         achievable=achievable(run),
         electrical=None if electrical is None else ElectricalResult.of(electrical),
     )
+
+
+def feasible_plans(planned: Sequence[PlannedAlgorithm]) -> list[AlgorithmPlan]:
+    """Every optically feasible plan of the run the recommendation may pick at some size:
+    each row that is feasible and each size's fastest feasible shape of a search. The
+    electrical crossover is taken over these: over the rows alone (each the first size's
+    shape, feasible or not) it said "the electrical fat-tree is faster at every size" beside
+    a recommendation of `synth` at 1 TB (its 1 TB shape is another; fuzz, session 35)."""
+    out: dict[int, AlgorithmPlan] = {}
+    for p in planned:
+        if p.optics.feasible:
+            out[id(p.plan)] = p.plan
+        for found in p.best.feasible_by_message if p.best is not None else ():
+            if found is not None:
+                out[id(found.plan)] = found.plan
+    return list(out.values())
 
 
 def achievable(run: PlanRun) -> list[AchievableResult]:

@@ -130,13 +130,16 @@ def crossover_bytes(
     nodes: int,
     network: FatTree,
 ) -> tuple[float | None, str]:
-    """The smallest message size from which the fastest optical algorithm stays faster than
-    the fastest electrical one by Hockney as printed (both are affine in the size, up to the
-    O/E/O flit rounding, so their difference changes sign at most a few times: a log grid
-    finds the last sign change, bisection refines it to a byte)."""
+    """The smallest message size from which the fastest of the `optical` plans (the caller's:
+    the optically feasible ones the recommendation may pick) stays faster than the fastest
+    electrical one by Hockney as printed (both are affine in the size, up to the O/E/O flit
+    rounding, so their difference changes sign at most a few times: a log grid finds the
+    last sign change, bisection refines it to a byte)."""
     usable = [e for e in electrical if e.refusal is None]
-    if not optical or not usable:
+    if not usable:
         return None, "nothing to compare"
+    if not optical:
+        return None, "no optical algorithm of the plan is optically feasible"
 
     def advantage(size: float) -> float:  # > 0: optics faster
         best_optical = min(p.time_s(size) for p in optical)
@@ -156,8 +159,8 @@ def crossover_bytes(
         return None, "the electrical fat-tree is faster at the largest sizes (Hockney)"
     last = max(i for i, ok in enumerate(signs) if not ok)
     return _bisect(advantage, grid[last], grid[last + 1]), (
-        "optics is faster from this size on (fastest optical algorithm against the fastest "
-        "electrical one, Hockney as printed)"
+        "optics is faster from this size on (the fastest optically feasible shape of the "
+        "plan against the fastest electrical algorithm, Hockney as printed)"
     )
 
 

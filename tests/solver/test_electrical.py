@@ -50,3 +50,26 @@ def test_rd_needs_a_power_of_two() -> None:
     plan = plan_algorithm(algorithm, ring, algorithm.paper_shape(ring), [1e6])
     result = compare([plan], 12, [1e6], FatTree(), simulate=False)
     assert result.algorithms[1].refusal is not None and "n=8" in result.algorithms[1].refusal
+
+
+def test_the_crossover_agrees_with_the_recommendation_at_every_size() -> None:
+    """Fuzz of plan documents (session 35): `synth` on N = 36, w = 16 at 1 kB and 1 TB
+    against a 400 Gb/s fat-tree without latency: the crossover, taken over each row's shape
+    (the 1 kB winner, 60.6 s at 1 TB), said the fat-tree is faster at every size, beside a
+    recommendation of `synth` at 1 TB (its 1 TB shape, 12.6 s, against E-Ring's 38.9 s). It
+    is taken over the feasible shapes the recommendation picks from now: optics from the
+    crossover on, the fat-tree below it, at every size of the plan."""
+    from app.planning import prepare
+    from app.schemas.requests import PlanRequest
+    from app.service import answer
+
+    body = {"ring": {"nodes": 36, "wavelengths_per_fiber": 16}, "collective": "allreduce",
+            "algorithms": ["synth"], "message_sizes_bytes": [1000, 10**12], "electrical": True,
+            "electrical_network": {"simulate": False, "link_gbps": 400,
+                                   "link_latency_us": 0}}  # fmt: skip
+    result = answer(prepare(PlanRequest.model_validate(body)))
+    electrical = result.electrical
+    assert electrical is not None and electrical.crossover_bytes is not None
+    for advice in result.recommendation:
+        optical = advice.message_bytes >= electrical.crossover_bytes
+        assert advice.network == ("optical" if optical else "electrical"), advice
