@@ -174,3 +174,22 @@ def test_a_hop_limit_refusal_names_the_optics_when_they_reach_less() -> None:
     assert note(3.0, 20) == (  # a 3 dBm laser reaches 10 hops (longest_reliable_hops)
         "; besides, with these optics no lightpath of more than 10 hops can be reliable")
     assert note(3.0, 10) == note(10.0, 20) == ""  # the limit binds, not the optics
+
+
+def test_a_routing_constraint_never_costs_fewer_than_no_steps() -> None:
+    """Fuzz of plan documents (session 35): WRHT all-gather (group 2, 4 levels) on N = 58,
+    F = 3, w = 1, at most 2 lightpaths sent and 1 received a slot, within 46 hops: 280
+    steps, every stage at its bound; routed freely the first-fit scheduler took 332, and
+    `steps_cost` read -52. The limited schedule is one without the limit too."""
+    from app.service import answer
+
+    body = {
+        "ring": {"nodes": 58, "fibers_per_direction": 3, "wavelengths_per_fiber": 1},
+        "collective": "allgather", "algorithms": ["wrht"],
+        "parameters": {"wrht": {"group": 2, "levels": 4}}, "max_tx_per_node": 2,
+        "max_rx_per_node": 1, "max_lightpath_hops": 46, "message_sizes_bytes": [65536],
+    }  # fmt: skip
+    row = answer(prepare(PlanRequest.model_validate(body))).algorithms[0]
+    constraint = row.routing_constraint
+    assert constraint is not None and constraint.steps_cost >= 0
+    assert constraint.true_steps_unconstrained <= row.true_steps
