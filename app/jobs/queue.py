@@ -25,6 +25,7 @@ import logging
 import os
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError, ThreadPoolExecutor
 from pathlib import Path
@@ -485,8 +486,9 @@ def _reap(settings: Settings, stopping: threading.Event) -> None:
     """Every heartbeat interval: retry (or fail) the jobs whose worker stopped heartbeating
     (RQ's StartedJobRegistry clean-up, under a lease on RQ's maintenance key, so one worker
     at a time does it, and a worker killed while it cleans blocks the others for a few
-    heartbeats only: `maintenance_lease`). Runs in a thread of the worker's main process, so
-    it goes on while that worker waits for a long solve."""
+    heartbeats only: `maintenance_lease`); and, every LOST_CHECK_EVERY_S, queue again the
+    rows queued in the database whose RQ job Redis lost (`requeue_lost`). Runs in a thread of
+    the worker's main process, so it goes on while that worker waits for a long solve."""
     from redis import Redis
     from rq import Queue
     from rq.registry import StartedJobRegistry
@@ -499,13 +501,54 @@ def _reap(settings: Settings, stopping: threading.Event) -> None:
         queue.name, connection=connection, death_penalty_class=TimerDeathPenalty
     )
     lease = maintenance_lease_s(settings)
+    checked_at = 0.0
     while not stopping.wait(settings.worker_heartbeat_s):
         try:
             with maintenance_lease(connection, queue.registry_cleaning_key, lease) as held:
                 if held:
                     registry.cleanup()
+                    if time.monotonic() - checked_at >= LOST_CHECK_EVERY_S:
+                        checked_at = time.monotonic()
+                        requeue_lost(settings, connection)
         except Exception as error:  # Redis away for a moment: try again next interval
             log.warning("reaper: clean-up of %s failed (%s); trying again", queue.name, error)
+
+
+LOST_AFTER_S = 60.0  # a row queued this long without its RQ job was lost from Redis
+LOST_CHECK_EVERY_S = 30.0  # how often a reaper looks for such rows
+
+
+def requeue_lost(settings: Settings, connection: Any) -> list[str]:
+    """Queue again the plans and reproductions queued in the database whose RQ job Redis no
+    longer holds (its data lost: a new volume, the last second of its append-only file) or
+    holds as ended: nothing would run them, and they stayed `queued` for ever, with every
+    sweep point sharing one (review, session 35). Only rows queued LOST_AFTER_S or more ago:
+    the API queues a job right after committing its row. Returns their ids."""
+    from datetime import UTC, datetime, timedelta
+
+    from rq.exceptions import NoSuchJobError
+    from rq.job import Job
+    from rq.job import JobStatus as RqStatus
+
+    ended = {RqStatus.FINISHED, RqStatus.FAILED, RqStatus.STOPPED, RqStatus.CANCELED}
+    cutoff = datetime.now(UTC) - timedelta(seconds=LOST_AFTER_S)
+    lost = []
+    stores: tuple[tuple[JobStore[Any], Callable[[str, str, int | None], str]], ...] = (
+        (PlanStore(settings.database_url), run_plan_job),
+        (ReproductionStore(settings.database_url), run_reproduction_job),
+    )
+    for store, function in stores:
+        for job_id in store.queued_before(cutoff):
+            try:
+                status = Job.fetch(job_id, connection=connection).get_status()
+            except NoSuchJobError:
+                status = None
+            if status is None or status in ended:
+                log.warning("job %s: queued in the database but not in Redis; queueing it again",
+                            job_id)
+                _enqueue(function, job_id, settings)
+                lost.append(job_id)
+    return lost
 
 
 def maintenance_lease_s(settings: Settings) -> float:

@@ -147,6 +147,18 @@ class JobStore(Generic[Row]):
     def _finished(self) -> dict[str, Any]:
         return {}
 
+    def queued_before(self, moment: datetime) -> list[str]:
+        """Jobs queued since before `moment`, oldest first (`app.jobs.queue.requeue_lost`)."""
+        row = self.row
+        with self._sessions() as session:
+            return list(
+                session.scalars(
+                    select(row.id)
+                    .where(row.status == JobStatus.QUEUED, row.created_at < moment)
+                    .order_by(row.created_at)
+                )
+            )
+
     def requeue(self, job_id: str) -> bool:
         """running -> queued (its worker died and the queue retries it)."""
         return self._move(job_id, JobStatus.RUNNING, JobStatus.QUEUED)

@@ -433,3 +433,48 @@ def test_an_exact_rwa_of_a_small_stage_does_not_take_the_quick_process(
     data = RwaInput.model_validate({"nodes": 4, "wavelengths": 1, "demands": [[0, 1, 1]]})
     answer = asyncio.run(pools.rwa_async(data, SolveSettings(method=method), 1))
     assert answer.chi == 1 and asked == [kind]
+
+
+def test_a_plan_queued_in_the_database_but_lost_from_redis_is_queued_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review (session 35): with Redis's data lost (a new volume, or the last second of its
+    append-only file), a plan queued in PostgreSQL never ran: nothing queued it again, and a
+    sweep sharing it never finished. The reaper's `requeue_lost` queues again a row queued a
+    minute or more without its RQ job (not a fresh one, which the API queues right after
+    committing it; not one whose job is still queued)."""
+    from datetime import UTC, datetime, timedelta
+
+    from redis import Redis
+    from rq import Queue
+    from rq.job import Job
+    from sqlalchemy import update
+
+    from app.jobs.queue import LOST_AFTER_S, requeue_lost
+    from app.persistence.database import session_factory
+    from app.persistence.tables import PlanRow
+
+    url = f"sqlite:///{tmp_path / 'jobs.db'}"
+    monkeypatch.setenv("RWAOPT_DATABASE_URL", url)
+    monkeypatch.setenv("RWAOPT_JOBS", "rq")
+    monkeypatch.setenv("RWAOPT_QUEUE_NAME", f"rwaopt-test-{uuid.uuid4().hex[:8]}")
+    get_settings.cache_clear()
+    settings = get_settings()
+    connection = Redis.from_url(settings.redis_url)
+    store = PlanStore(url)
+    store.migrate()
+    lost, fresh, waiting = (store.create(PlanRequest.model_validate(SMALL)).id for _ in range(3))
+    old = datetime.now(UTC) - timedelta(seconds=LOST_AFTER_S + 5)
+    with session_factory(url).begin() as session:
+        session.execute(update(PlanRow).where(PlanRow.id.in_([lost, waiting]))
+                        .values(created_at=old))
+    queue = Queue(settings.queue_name, connection=connection)
+    try:
+        queue.enqueue(run_plan_job, waiting, job_id=waiting)  # its job is still queued
+        assert requeue_lost(settings, connection) == [lost]
+        assert Job.fetch(lost, connection=connection).get_status() == "queued"
+        assert set(queue.job_ids) == {waiting, lost}
+        assert requeue_lost(settings, connection) == []  # queued now: not again
+    finally:
+        queue.empty()
+        get_settings.cache_clear()
