@@ -463,7 +463,7 @@ def test_a_plan_queued_in_the_database_but_lost_from_redis_is_queued_again(
     connection = Redis.from_url(settings.redis_url)
     store = PlanStore(url)
     store.migrate()
-    lost, fresh, waiting = (store.create(PlanRequest.model_validate(SMALL)).id for _ in range(3))
+    lost, _fresh, waiting = (store.create(PlanRequest.model_validate(SMALL)).id for _ in range(3))
     old = datetime.now(UTC) - timedelta(seconds=LOST_AFTER_S + 5)
     with session_factory(url).begin() as session:
         session.execute(update(PlanRow).where(PlanRow.id.in_([lost, waiting]))
