@@ -629,7 +629,8 @@ class _Synthesized(Algorithm):
             )
         top = positions // radices[-1]
         if self.hop_limit is not None and self.hop_limit < 1:
-            return "with these optics not even a one-hop lightpath can be reliable"
+            return ("with these optics not even a one-hop lightpath can be reliable: raise "
+                    "laser_power_dbm")
         if self.hop_limit is not None and top > self.hop_limit:
             return (
                 f"the top level's lightpaths would have {top} hops, more than the hop limit "
@@ -1058,14 +1059,15 @@ def _direct_levels_within(found: list[Level], hop_limit: int | None) -> int:
 ROOTS_PARAM = ParamSpec(
     "roots",
     "the chunks (all-gather: the items) cut into this many parts of about N / roots "
-    "consecutive owners, each reduced along the whole ring's least tree of `tree` slots "
+    "consecutive owners (all-reduce: the vector's pieces cut as evenly as whole pieces "
+    "allow), each reduced along the whole ring's least tree of `tree` slots "
     "translated to the part's middle owner (models/rooted_trees.py), instead of the window "
     "levels; the reduce-scatter then scatters each part from its root in one slot, the "
     "all-reduce runs the trees forwards; the all-gather gathers each part at its root in "
     "one slot, then runs the trees forwards",
     1,
     None,
-    default_rule="0 (left out): the window levels",
+    default_rule="left out (no parts): the window levels",
     maximum_rule="N; with radices = N, direct = 0 and no per-node limit",
 )
 
@@ -1946,6 +1948,11 @@ def _centres_refusal(params: Params) -> str | None:
             f"centres <= {window}"
         )
     if centres == 1 < window:
+        if not int_param(params, "sweep"):  # "use sweep = 0" to one who gave it (fuzz, s. 35)
+            return (
+                "centres = 1 without a swept top level: every chunk's sum forms at one member "
+                "already; leave centres out"
+            )
         return (
             "centres = 1 forms every chunk's sum at one member and passes it on: that is "
             "the top level reduce-scattered and gathered; use sweep = 0 (or centres >= 2)"

@@ -233,8 +233,11 @@ def _check_value(algorithm: str, spec: ParamSpec, value: object) -> ParamValue:
                 f"{algorithm}: parameter {spec.name} must be an integer, got {v!r}"
             )
         if v < spec.minimum:
+            # a parameter whose default is to leave it out says so (synth's roots = 0 read
+            # as a choice beside a default documented as "0 (left out)"; fuzz, session 35)
+            out = ", or left out" if spec.default_rule.startswith("left out") else ""
             raise InvalidInputError(
-                f"{algorithm}: parameter {spec.name} must be >= {spec.minimum}, got {v}"
+                f"{algorithm}: parameter {spec.name} must be >= {spec.minimum}{out}, got {v}"
             )
     return tuple(int(v) for v in values) if spec.is_list else int(values[0])  # type: ignore[arg-type]
 

@@ -1087,3 +1087,21 @@ def test_every_explicit_shape_is_refused_or_delivers(
                             np.where(stage.allowed == Direction.CCW, ring.nodes - clockwise,
                                      np.minimum(clockwise, ring.nodes - clockwise)))
             assert hops.max(initial=0) <= algorithm.hop_limit
+
+
+@pytest.mark.parametrize(
+    ("given", "says"),
+    [
+        # "use sweep = 0 (or centres >= 2)" to a shape that gave sweep = 0 (fuzz, session 35)
+        ({"radices": (4, 4), "centres": 1, "sweep": 0},
+         "centres = 1 without a swept top level: every chunk's sum forms at one member "
+         "already; leave centres out"),
+        ({"radices": (4, 4), "centres": 1, "sweep": 1}, "use sweep = 0 (or centres >= 2)"),
+        # roots = 0 beside a default documented as "0 (left out)"
+        ({"radices": (16,), "roots": 0}, "parameter roots must be >= 1, or left out, got 0"),
+    ],
+)  # fmt: skip
+def test_a_refused_synth_parameter_says_what_to_change(given: dict, says: str) -> None:
+    with pytest.raises((AlgorithmRefusedError, InvalidInputError)) as refused:
+        SynthAllReduce().resolve(Ring(16, 1, 4), given)
+    assert says in refused.value.message
