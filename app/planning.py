@@ -121,6 +121,9 @@ class PlannedAlgorithm:
     class_bound: tuple[AchievableBound, ...] = ()
     # why the paper's shape breaks max_lightpath_hops (`paper` is then routed without it)
     paper_beyond_hops: str | None = None
+    # why the paper's shape cannot be scheduled within the per-node limits (`paper` is then
+    # that shape without them; only beside an explicit shape)
+    paper_beyond_node_limits: str | None = None
 
 
 def check_memory(collective: Collective, nodes: int, choices: Sequence[AlgorithmChoice]) -> None:
@@ -338,7 +341,9 @@ def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> PlanRun:
         step = None if progress is None else _bind(progress, algorithm.name)
         cache = shared_cache()
         try:
-            paper, incumbent, beyond = _paper_and_incumbent(spec, choice, step, cache)
+            paper, incumbent, beyond, beyond_nodes = _paper_and_incumbent(
+                spec, choice, step, cache
+            )
         except (LimitExceededError, AlgorithmRefusedError) as error:
             # one algorithm beyond a solver limit (the node-limited scheduler, the exact
             # model's time), or with no shape whose lightpaths keep to max_lightpath_hops
@@ -390,6 +395,7 @@ def run_plan(spec: PlanSpec, progress: PlanProgress | None = None) -> PlanRun:
                 bounds if optics.feasible else free_bounds,
                 class_bounds if optics.feasible else free_class_bounds,
                 paper_beyond_hops=beyond,
+                paper_beyond_node_limits=beyond_nodes,
             )
         )
     return PlanRun(out, tuple(skipped), bounds, free_bounds, class_bounds)
@@ -400,9 +406,16 @@ def _paper_and_incumbent(
     choice: AlgorithmChoice,
     progress: ProgressCallback | None,
     cache: StageCache,
-) -> tuple[AlgorithmPlan, AlgorithmPlan, str | None]:
+) -> tuple[AlgorithmPlan, AlgorithmPlan, str | None, str | None]:
     """The paper's shape solved, the plan a search starts from, and why the paper's shape
-    breaks max_lightpath_hops (None when it keeps to it, or no limit is set).
+    breaks max_lightpath_hops (None when it keeps to it, or no limit is set), and why it
+    cannot be scheduled within the per-node limits (None when it can).
+
+    An explicit shape is planned even where the paper's shape is beyond the node-limited
+    scheduler (TRA2's paper shape at N = 7, F = 3, w = 4, max_tx 4: 3584 colour classes; an
+    explicit Q = 2 has 56 lightpaths, and was refused with the paper's advice, "fewer
+    processes per node"; fuzz, session 35): the paper's shape is then solved without the
+    per-node limits, and says so.
 
     Where the paper's shape keeps to the limit it is both. Where it does not (H-Ring's
     groups of 4 on 24 nodes need 3 hops), a search or an explicit shape still runs within
@@ -420,10 +433,18 @@ def _paper_and_incumbent(
         if not beyond or choice.shape == ShapeMode.PAPER:
             raise
         refusal = error
+    except LimitExceededError as error:
+        limited = spec.options.max_tx is not None or spec.options.max_rx is not None
+        if explicit is None or not limited:
+            raise
+        asked = _solve(spec, algorithm, explicit, None, spec.options, cache)
+        unlimited = replace(spec.options, max_tx=None, max_rx=None)
+        paper = _solve(spec, algorithm, params, progress, unlimited, cache)
+        return paper, asked, None, error.message
     else:
         if explicit is None:
-            return paper, paper, None
-        return paper, _solve(spec, algorithm, explicit, None, spec.options, cache), None
+            return paper, paper, None, None
+        return paper, _solve(spec, algorithm, explicit, None, spec.options, cache), None, None
     incumbent: AlgorithmPlan | None
     if explicit is not None:
         incumbent = _solve(spec, algorithm, explicit, None, spec.options, cache)
@@ -437,7 +458,7 @@ def _paper_and_incumbent(
         )
     free = replace(spec.options, max_hops=None)
     paper = _solve(spec, algorithm, params, progress, free, cache)
-    return paper, incumbent, refusal.message
+    return paper, incumbent, refusal.message, None
 
 
 def _reach_note(spec: PlanSpec) -> str:

@@ -237,6 +237,12 @@ def plan_text(result: PlanResult) -> str:
                 f"{p.shapes.paper_beyond_hop_limit}); 'paper' routes it without the limit, "
                 "the row keeps to it"
             )
+        if p.shapes.paper_beyond_node_limits is not None:
+            out.append(
+                f"{p.algorithm}: its paper shape cannot be scheduled within the per-node "
+                f"limits ({p.shapes.paper_beyond_node_limits}); 'paper' is it without them, "
+                "the row keeps to them"
+            )
         search = p.shapes.search
         if search is not None and (search.evaluated + search.pruned > 1 or not search.exhaustive):
             how = "exhaustive" if search.exhaustive else f"cut: {search.note}"
@@ -440,6 +446,7 @@ CSV_COLUMNS = (
     "channels_optimal",
     "paper_true_steps",
     "paper_beyond_hop_limit",  # True: paper_true_steps routes the paper's shape without it
+    "paper_beyond_node_limits",  # True: paper_true_steps is without max_tx / max_rx
     "message_bytes",
     "time_s",
     "claimed_time_s",
@@ -479,6 +486,7 @@ def plan_csv(result: PlanResult) -> str:
                     p.channels_optimal,
                     p.shapes.paper.true_steps,
                     p.shapes.paper_beyond_hop_limit is not None,
+                    p.shapes.paper_beyond_node_limits is not None,
                     t.message_bytes,
                     t.time_s,
                     t.claimed_time_s,

@@ -271,6 +271,13 @@ class Shapes(BaseModel):
         "search or the explicit shape keeps to it. Null when the paper's shape fits, or no "
         "limit is set",
     )
+    paper_beyond_node_limits: str | None = Field(
+        default=None,
+        description="why the paper's shape cannot be scheduled within max_tx/max_rx_per_node "
+        "(beyond the node-limited scheduler's size); `paper` is then that shape without "
+        "the per-node limits, and the explicit shape keeps to them. Null when it can, or "
+        "no per-node limit is set",
+    )
 
     @classmethod
     def of(cls, planned: PlannedAlgorithm) -> Shapes:
@@ -284,6 +291,7 @@ class Shapes(BaseModel):
             else FeasibleShapeSummary.of_feasible(best.feasible),
             search=None if best is None else ShapeSearch.of(best),
             paper_beyond_hop_limit=planned.paper_beyond_hops,
+            paper_beyond_node_limits=planned.paper_beyond_node_limits,
         )
 
 

@@ -193,3 +193,25 @@ def test_a_routing_constraint_never_costs_fewer_than_no_steps() -> None:
     constraint = row.routing_constraint
     assert constraint is not None and constraint.steps_cost >= 0
     assert constraint.true_steps_unconstrained <= row.true_steps
+
+
+def test_an_explicit_shape_is_planned_when_the_paper_shape_is_beyond_the_node_limits() -> None:
+    """Fuzz of plan documents (session 35): TRA2 with Q = 2 on N = 7, F = 3, w = 4, at most 4
+    lightpaths sent a slot, was refused (413, "... fewer processes per node for TRA2") for
+    its paper shape (Q = 64: 3584 colour classes, beyond the node-limited scheduler), solved
+    beside it; the explicit shape has 56 lightpaths. It is planned within the limits now,
+    the paper's shape without them, and the document says so."""
+    from app.service import answer
+
+    body = {
+        "ring": {"nodes": 7, "fibers_per_direction": 3, "wavelengths_per_fiber": 4},
+        "collective": "alltoall", "algorithms": ["tra2"],
+        "parameters": {"tra2": {"processes_per_node": 2, "radix_inter": 4, "radix_intra": 2}},
+        "max_tx_per_node": 4, "message_sizes_bytes": [4096],
+    }  # fmt: skip
+    row = answer(prepare(PlanRequest.model_validate(body))).algorithms[0]
+    assert row.parameters["processes_per_node"] == 2
+    assert row.true_steps >= row.steps_lower_bound > 0
+    note = row.shapes.paper_beyond_node_limits
+    assert note is not None and "node-limited schedule" in note
+    assert row.shapes.paper.parameters["processes_per_node"] == 64
