@@ -626,6 +626,7 @@ def serve_command(
             shutting_down.set()
             super().handle_exit(sig, frame)  # type: ignore[arg-type]
 
+    _warn_unknown_variables()
     settings = _run(lambda: _serving(host, port))
     config = uvicorn.Config(
         "app.main:app",
@@ -682,6 +683,14 @@ def _database(settings: Settings) -> None:
         raise UnavailableError(f"cannot reach the database at {shown} (RWAOPT_DATABASE_URL)")
 
 
+def _warn_unknown_variables() -> None:
+    """A serving process names the RWAOPT_* variables it does not read (on stderr)."""
+    from app.settings import unknown_variables
+
+    for warning in unknown_variables(os.environ):
+        typer.echo(f"warning: {warning}", err=True)
+
+
 def _settings() -> Settings:
     """The process's settings; a bad RWAOPT_* variable is one InvalidInputError naming it."""
     from pydantic import ValidationError
@@ -711,6 +720,8 @@ def worker_command(
     """Run an RQ worker for queued plans (RWAOPT_JOBS=rq; Redis at RWAOPT_REDIS_URL)."""
     from app.jobs.queue import run_worker, worker_alive
 
+    if not check:
+        _warn_unknown_variables()
     settings = _run(_settings)
     if check:
         _run(lambda: worker_alive(settings))

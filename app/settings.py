@@ -6,8 +6,10 @@ run in threads of the API process. The compose deployment sets PostgreSQL, Redis
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -234,6 +236,20 @@ class Settings(BaseSettings):
 def physical_memory_bytes() -> int:
     """The machine's memory (Linux and most Unix; sysconf)."""
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def unknown_variables(environ: Mapping[str, str]) -> list[str]:
+    """Warnings for the RWAOPT_* variables a serving process (`rwaopt serve`, `rwaopt worker`)
+    does not read, each with the setting it may have meant: a mistyped name is ignored
+    (`extra="ignore"`), so auth stayed off on loopback with RWAOPT_API_KEY (the CLI's key as
+    a client, `--api-key`) set for RWAOPT_API_KEYS (review, session 35)."""
+    known = sorted(f"RWAOPT_{name.upper()}" for name in Settings.model_fields)
+    out = []
+    for name in sorted(k for k in environ if k.startswith("RWAOPT_") and k not in known):
+        near = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
+        meant = f"; did you mean {near[0]}?" if near else ""
+        out.append(f"{name} is not a setting of the service and is ignored{meant}")
+    return out
 
 
 @lru_cache(maxsize=1)

@@ -883,3 +883,32 @@ def test_what_the_closed_forms_would_pick_uses_each_papers_own_claim() -> None:
     paper_true = rows["optree"].shapes.paper.true_steps
     if advice.algorithm != "optree":
         assert f"would pick optree (claimed 20 steps, true {paper_true})" in advice.why
+
+
+def test_a_serving_process_names_the_variables_it_does_not_read(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Review (session 35): settings ignore unknown RWAOPT_* names, so RWAOPT_API_KEY (the
+    CLI's key as a client) set on a server for RWAOPT_API_KEYS left auth off on loopback,
+    silently. `rwaopt serve` and `rwaopt worker` name each such variable and what it may
+    have meant (here serve then refuses 0.0.0.0 without keys)."""
+    from app.settings import get_settings, unknown_variables
+
+    assert unknown_variables({"RWAOPT_API_KEY": "k", "RWAOPT_JOBS": "inline",
+                              "RWAOPT_QUEUE_NAM": "q", "RWAOPT_ZZZ": "1"}) == [
+        "RWAOPT_API_KEY is not a setting of the service and is ignored; did you mean "
+        "RWAOPT_API_KEYS?",
+        "RWAOPT_QUEUE_NAM is not a setting of the service and is ignored; did you mean "
+        "RWAOPT_QUEUE_NAME?",
+        "RWAOPT_ZZZ is not a setting of the service and is ignored",
+    ]  # fmt: skip
+    monkeypatch.setenv("RWAOPT_API_KEY", "k" * 24)
+    monkeypatch.setenv("RWAOPT_DATABASE_URL", f"sqlite:///{tmp_path / 'x.db'}")
+    monkeypatch.delenv("RWAOPT_API_KEYS", raising=False)
+    get_settings.cache_clear()
+    try:
+        code, _, err = run("serve", "--host", "0.0.0.0")
+    finally:
+        get_settings.cache_clear()
+    assert code == 2
+    assert "warning: RWAOPT_API_KEY is not a setting of the service" in err
