@@ -371,6 +371,21 @@ def run_worker(settings: Settings | None = None, burst: bool = False) -> None:
         stopping.set()
 
 
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent thread ends
+
+
+def die_with_parent() -> None:
+    """Have the kernel SIGKILL this process when its parent ends (Linux; elsewhere nothing)."""
+    import ctypes
+    import signal
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
 def make_worker(settings: Settings) -> Any:
     """The RQ worker of `run_worker`: its heartbeat grace is RWAOPT_ABANDONED_AFTER_S, and
     RQ's own periodic clean-up (every ten minutes, and when a worker starts) holds the
@@ -384,6 +399,13 @@ def make_worker(settings: Settings) -> Any:
     lease = maintenance_lease_s(settings)
 
     class RwaoptWorker(Worker):
+        def setup_work_horse_signals(self) -> None:
+            """RQ's, and (Linux) the horse dies with its worker: SIGKILLed alone, a worker
+            left its horse solving on (parent 1) while the reaper retried the job elsewhere,
+            twice the CPU and memory, and no DELETE stopped it (review, session 35)."""
+            super().setup_work_horse_signals()  # type: ignore[no-untyped-call]
+            die_with_parent()
+
         def handle_work_horse_killed(self, job: Any, retpid: int, ret_val: int,
                                      rusage: Any) -> None:
             """RQ's hook for a horse that died under this worker: the plan is requeued for

@@ -225,3 +225,41 @@ def test_a_work_horse_killed_under_its_live_worker_is_retried_and_the_plan_compl
         attempts = session.scalar(select(PlanRow.attempts).where(PlanRow.id == plan_id))
     assert attempts == 2, _worker_logs(tmp_path)
     assert all(w.poll() is None for w in workers)  # no worker died
+
+
+def test_a_work_horse_dies_with_its_worker(
+    rq_deployment: tuple[TestClient, list[subprocess.Popen[bytes]], str], tmp_path: Path
+) -> None:
+    """Review (session 35): a worker SIGKILLed alone left its work horse solving on (its
+    parent now 1) while the reaper retried the job on another worker: twice the CPU and
+    memory, and a DELETE did not stop it. The horse dies with its worker now (Linux
+    PR_SET_PDEATHSIG), and the plan completes once, on the other worker."""
+    client, workers, _ = rq_deployment
+    # OSM at N = 1021 (about 9 s) outlasts the 3 s this test gives the horse to end
+    body = {"ring": {"nodes": 1021, "wavelengths_per_fiber": 64}, "collective": "allgather",
+            "algorithms": ["osm"], "message_sizes_bytes": [1048576], "shape": "paper"}  # fmt: skip
+    plan_id = client.post("/api/v1/plans?wait=false", json=body).json()["id"]
+    deadline = time.monotonic() + 60
+    victim = horse = None
+    while horse is None:
+        assert time.monotonic() < deadline, "no worker started the plan"
+        for worker in workers:
+            busy = _children(worker.pid)
+            if busy:
+                victim, horse = worker, busy[0]
+        time.sleep(0.2)
+    assert victim is not None
+    time.sleep(0.5)
+    os.kill(victim.pid, signal.SIGKILL)  # the worker only
+    victim.wait(timeout=10)
+    killed_at = time.monotonic()
+    while Path(f"/proc/{horse}").exists() and "zombie" not in Path(
+        f"/proc/{horse}/status"
+    ).read_text(errors="replace"):
+        assert time.monotonic() - killed_at < 3, "the work horse outlived its worker"
+        time.sleep(0.1)
+    while (doc := client.get(f"/api/v1/plans/{plan_id}").json())["status"] in ("queued",
+                                                                                "running"):
+        assert time.monotonic() - killed_at < 300, f"plan stuck: {doc['status']}"
+        time.sleep(0.5)
+    assert doc["status"] == "done", (doc.get("error"), _worker_logs(tmp_path))
