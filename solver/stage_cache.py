@@ -234,14 +234,20 @@ class StageCache:
             # A construction does not depend on the labels (the padded odd all-to-all, built
             # when the heuristic ran out of time, would run out again under the caller's).
             relabel = not form.identity and found.method != SolvedBy.CONSTRUCTION
-            if given is options and relabel and channels_to_prove(
+            # Under per-node limits the steps are the node-limited schedule's, the same
+            # whether channels are proven or not (solve_stage): no second solve that keeps
+            # the fewer colours (they can take more slots: explicit and searched plans
+            # differed by a slot; review, session 35), and one key for both callers.
+            limited = found.limited_steps is not None
+            if given is options and relabel and not limited and channels_to_prove(
                 found.chi, found.lower_bound, ring.channels_per_direction,
                 options.prove_channels,
             ):
                 found = self._also_as_given(found, form, stage, ring, options)
             if given is options or found.status == Status.OPTIMAL:
                 # an optimal result is what a solve proving channels would keep too
-                steps_only = not options.prove_channels and found.status != Status.OPTIMAL
+                steps_only = (not options.prove_channels and found.status != Status.OPTIMAL
+                              and not limited)
                 with self.lock:
                     self._store(_steps_only(key, ring) if steps_only else key, found)
         return self._for_caller(found, form, stage, ring)
