@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -174,6 +174,13 @@ class LightpathOptics:
 
 
 MARGIN_TOLERANCE_DB = 1e-9  # a power margin nearer 0 than this is 0 (floating-point residue)
+BER_TOLERANCE = 1e-6  # relative: a BER this near the target meets it (a 2e-7 dB SNR residue)
+
+
+def ber_met(ber: npt.ArrayLike, target_ber: float) -> Any:
+    """BER below the target (eq. 9's check), up to a relative floating-point residue: a laser
+    power printed to 0.01 dBm and typed back, or the least power reported, meets it."""
+    return np.asarray(ber) < target_ber * (1.0 + BER_TOLERANCE)
 
 
 def lightpaths(
@@ -213,7 +220,10 @@ def lightpaths(
     # (4.300000000000001 dBm, printed 4.30) then passes when given back (it failed by
     # 8.9e-16 dB: the dB sums round differently; fuzz of plan documents, session 35)
     margin = np.where(np.abs(margin) < MARGIN_TOLERANCE_DB, 0.0, margin)
-    needed = np.round(needed, 9)
+    # rounded *up* to the 1e-9 dBm grid, with at least half a step to spare: the BER check
+    # is strict, and a power rounded down (np.round) or exactly at the threshold failed it
+    # by 2e-9 relative (review, session 35)
+    needed = np.ceil(needed * 1e9 + 0.5) / 1e9
     other: SnrScale = "linear" if params.snr_scale == "db" else "db"
     return LightpathOptics(
         hops=h,
@@ -246,7 +256,7 @@ def max_hops(params: OpticalParameters, limit: int = 100_000) -> tuple[int, str]
 
     def ok(h: int) -> tuple[bool, bool]:
         optics = lightpaths(params, h, h, 1)
-        return bool(optics.margin_db >= 0), bool(optics.ber < params.target_ber)
+        return bool(optics.margin_db >= 0), bool(ber_met(optics.ber, params.target_ber))
 
     lo, hi = 0, limit
     if all(ok(hi)):
@@ -269,7 +279,7 @@ def longest_reliable_hops(params: OpticalParameters, limit: int = 100_000) -> in
 
     def ok(h: int) -> bool:
         optics = lightpaths(params, h, 0, 0)
-        return bool(optics.margin_db >= 0) and bool(optics.ber < params.target_ber)
+        return bool(optics.margin_db >= 0) and bool(ber_met(optics.ber, params.target_ber))
 
     if ok(limit):
         return limit

@@ -261,7 +261,7 @@ def _blocking(params: OpticalParameters, margin: float, ber: float) -> str:
     reasons = []
     if margin < 0:
         reasons.append(f"power: margin {margin:.2f} dB < 0 (eq. 6)")
-    if ber >= params.target_ber:
+    if not optics.ber_met(ber, params.target_ber):
         reasons.append(f"BER {ber:.3g} >= {params.target_ber:g} (eqs. 7-9)")
     return "; ".join(reasons)
 
@@ -319,8 +319,8 @@ def _evaluate_window(
     result = optics.lightpaths(params, hops, rest // 2, rest % 2)
     need = result.min_laser_power_dbm
     power = result.margin_db < 0
-    noisy = result.ber >= params.target_ber
-    other = power | (result.ber_other_scale >= params.target_ber)
+    noisy = ~optics.ber_met(result.ber, params.target_ber)
+    other = power | ~optics.ber_met(result.ber_other_scale, params.target_ber)
     # the most laser power needed, then the highest BER, then the lowest margin (`severity`)
     j = int(np.lexsort((result.margin_db, -result.ber, -need))[0])
     i = int(np.flatnonzero(key == triples[j])[0])  # its first lightpath

@@ -31,6 +31,12 @@ UNITS = {"b": 1} | {unit.lower(): scale for unit, scale in (*DECIMAL_UNITS, *BIN
 _SIZE = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*")
 
 
+
+def laser_text(dbm: float) -> str:
+    """A least laser power to 0.01 dBm, rounded up (to within 1e-7 dB, the residue the BER
+    check forgives): printed 10.2 for 10.25, it was not enough when typed back."""
+    return f"{math.ceil(dbm * 100 - 1e-5) / 100:.2f}"
+
 def parse_size(text: str) -> float:
     """A message size as people write it: '65536', '1e6', '64KiB', '1 MiB', '4MB' (SI units
     are powers of 10, binary ones powers of 2; what `size_text` prints reads back)."""
@@ -286,7 +292,7 @@ def plan_text(result: PlanResult) -> str:
         f = p.feasibility
         margin = "-" if f.margin_db is None else f"{f.margin_db:.2f}"
         ber = ber_text(f.ber)
-        laser = "-" if f.min_laser_power_dbm is None else f"{f.min_laser_power_dbm:.2f}"
+        laser = "-" if f.min_laser_power_dbm is None else laser_text(f.min_laser_power_dbm)
         out.append(
             f"{p.algorithm:<10}{f.max_hops:>6}{f.closed_form.l_max_hops:>8.4g}"
             f"{margin:>11}{ber:>11}{laser:>15}  {feasibility_verdict(f)}"

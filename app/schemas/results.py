@@ -464,7 +464,10 @@ class Feasibility(BaseModel):
     max_hops: int
     margin_db: float | None = Field(description="smallest power margin of any lightpath")
     ber: float | None = Field(description="highest BER of any lightpath")
-    min_laser_power_dbm: float | None = Field(description="least laser power for a reliable plan")
+    min_laser_power_dbm: float | None = Field(
+        description="least laser power for a reliable plan (on a 1e-9 dBm grid, rounded up: "
+        "given back, it makes the plan feasible)"
+    )
     closed_form: ClosedFormOptics
     budget: OpticsBudget
     required_snr_db: float
