@@ -434,8 +434,10 @@ def _paper_and_incumbent(
             raise
         refusal = error
     except LimitExceededError as error:
-        limited = spec.options.max_tx is not None or spec.options.max_rx is not None
-        if explicit is None or not limited:
+        # only the node-limited scheduler's size (its detail names the slots' bound), not
+        # any limit (memory, the exact model's size)
+        scheduler = "slots_lower_bound" in error.detail
+        if explicit is None or not scheduler:
             raise
         asked = _solve(spec, algorithm, explicit, None, spec.options, cache)
         unlimited = replace(spec.options, max_tx=None, max_rx=None)

@@ -153,14 +153,13 @@ def install(app: FastAPI) -> None:
         headers = dict(error.headers or {})
         if error.status_code == 400 and error.detail == "There was an error parsing the body":
             # FastAPI's answer when reading the JSON raised something other than a decode
-            # error: a body nested past the parser's recursion limit (a 200000-deep array
-            # was a 400 'http_400'); said like every other body that cannot be read
+            # error (a 200000-deep array was a 400 'http_400'); said like every other body
+            # that cannot be read, with its cause
             return ErrorResponse(
                 ErrorBody(
                     code="invalid_input",
-                    message="body: not valid JSON here: arrays and objects nested too deeply "
-                    "to read (a request nests a few levels at most)",
-                    detail={"errors": [{"loc": ["body"], "msg": "nested too deeply"}]},
+                    message=f"body: not valid JSON here: {_unreadable(error.__cause__)}",
+                    detail={"errors": [{"loc": ["body"], "msg": "unreadable"}]},
                 ).model_dump(),
                 status_code=422,
             )
@@ -203,6 +202,15 @@ def install(app: FastAPI) -> None:
             },
         )
         return ErrorResponse(body.model_dump(), status_code=422)
+
+
+def _unreadable(cause: BaseException | None) -> str:
+    """Why FastAPI could not read a body as JSON, for people."""
+    if isinstance(cause, RecursionError):
+        return "arrays and objects nested too deeply to read (a request nests a few levels)"
+    if isinstance(cause, UnicodeDecodeError):
+        return f"not UTF-8 (byte {cause.start}: {cause.reason}); send the body as UTF-8"
+    return "it could not be read; send one JSON object"
 
 
 # what a value of each pydantic error type was expected to be, said as a client writes it

@@ -47,7 +47,7 @@ from app.jobs.processes import MemoryWatch, PoolClosedError, over_memory
 from app.jobs.watch import CancelWatch, stop_when_cancelled
 from app.persistence.store import JobStore, PlanStore, ReproductionStore
 from app.planning import prepare
-from app.schemas.documents import PlanDocument, ReproductionDocument
+from app.schemas.documents import JobStatus, PlanDocument, ReproductionDocument
 from app.service import execute, reproduce
 from app.settings import Settings, get_settings
 from models.errors import LimitExceededError, RwaoptError
@@ -323,8 +323,10 @@ def horse_died(job: Any, ret_val: int | None, working_s: float) -> None:
         return
     if ret_val is not None and os.WIFSIGNALED(ret_val):
         why = f"killed by signal {os.WTERMSIG(ret_val)}"
+    elif ret_val is not None:
+        why = f"exit status {os.waitstatus_to_exitcode(ret_val)}"  # not the raw 256
     else:
-        why = f"exit status {ret_val}"
+        why = "no exit status"
     on_job_failure(job, None, WorkHorseDiedError, WorkHorseDiedError(f"the work horse died: {why}"))
 
 
@@ -374,8 +376,10 @@ def run_worker(settings: Settings | None = None, burst: bool = False) -> None:
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent thread ends
 
 
-def die_with_parent() -> None:
-    """Have the kernel SIGKILL this process when its parent ends (Linux; elsewhere nothing)."""
+def die_with_parent(parent: int | None = None) -> None:
+    """Have the kernel SIGKILL this process when its parent ends (Linux; elsewhere nothing);
+    with `parent` (its pid before the fork), end at once if it ended already, before the
+    request could be made."""
     import ctypes
     import signal
     import sys
@@ -384,6 +388,8 @@ def die_with_parent() -> None:
         return
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
 
 
 def make_worker(settings: Settings) -> Any:
@@ -404,7 +410,11 @@ def make_worker(settings: Settings) -> Any:
             left its horse solving on (parent 1) while the reaper retried the job elsewhere,
             twice the CPU and memory, and no DELETE stopped it (review, session 35)."""
             super().setup_work_horse_signals()  # type: ignore[no-untyped-call]
-            die_with_parent()
+            die_with_parent(self._worker_pid)
+
+        def fork_work_horse(self, job: Any, queue: Any) -> None:
+            self._worker_pid = os.getpid()  # the horse's parent, read in the horse
+            super().fork_work_horse(job, queue)
 
         def handle_work_horse_killed(self, job: Any, retpid: int, ret_val: int,
                                      rusage: Any) -> None:
@@ -565,7 +575,8 @@ def requeue_lost(settings: Settings, connection: Any) -> list[str]:
                 status = Job.fetch(job_id, connection=connection).get_status()
             except NoSuchJobError:
                 status = None
-            if status is None or status in ended:
+            # a row taken and finished meanwhile reads as an ended job: queued no more
+            if (status is None or status in ended) and store.status(job_id) == JobStatus.QUEUED:
                 log.warning("job %s: queued in the database but not in Redis; queueing it again",
                             job_id)
                 _enqueue(function, job_id, settings)

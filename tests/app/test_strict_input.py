@@ -388,3 +388,12 @@ def test_a_body_missing_fields_names_every_one(body: dict[str, object], says: st
     r = client.post("/api/v1/plans", json=body)
     assert r.status_code == 422
     assert r.json()["message"] == says
+
+
+def test_a_body_that_is_not_utf8_says_so() -> None:
+    """Review (session 35): every body FastAPI could not read was said to be nested too
+    deeply; invalid UTF-8 is said as such, with the byte."""
+    r = client.post("/api/v1/plans", content=b'{"collective": "allgather\xff"}',
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert r.json()["message"].startswith("body: not valid JSON here: not UTF-8 (byte 25")
