@@ -134,11 +134,18 @@ def _heuristic_classes(ring: Ring, stage: Stage, result: RwaResult,
     or 9 slots from run to run."""
     if result.method not in (SolvedBy.EXACT, SolvedBy.EXACT_HIGHS):
         return result  # the heuristic's classes (or a construction's) already
+    started = time.monotonic()
     bound = load_bound(stage, time_limit_s=max(0.5, 0.3 * time_limit_s))
-    colouring, _ = _heuristic_or_padded(stage, bound, time_limit_s, time.monotonic())
+    colouring, padded = _heuristic_or_padded(stage, bound, time_limit_s, started)
     chi = validate(stage, colouring).colours_used
     used = SolvedBy.BOUND if chi == result.lower_bound else SolvedBy.HEURISTIC
-    return replace(result, assignment=colouring, chi=chi, method=used)
+    return replace(
+        result,
+        assignment=colouring,
+        chi=chi,
+        method=SolvedBy.CONSTRUCTION if padded else used,
+        seconds=result.seconds + time.monotonic() - started,
+    )
 
 
 def check_exact_size(stage: Stage, method: Method) -> None:
