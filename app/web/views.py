@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,16 @@ def seconds_text(seconds: float | None) -> str:
         if abs(seconds) >= scale:
             return f"{seconds / scale:.3g} {unit}"
     return f"{seconds * 1e9:.3g} ns"
+
+
+_SECONDS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?(?:e[-+]?\d+)?) s\b")
+
+
+def why_text(text: str) -> str:
+    """A recommendation's reason with its times in the unit the page uses ('393 us', not
+    '0.000393383 s': the page's own times read in ms and us beside it; review A, session
+    34). The JSON and the CLI keep the seconds."""
+    return _SECONDS.sub(lambda m: seconds_text(float(m.group(1))), text)
 
 
 def percent_or_dash(fraction: float | None) -> str:
@@ -125,6 +136,7 @@ FILTERS = {
     "seconds": seconds_text,
     "percent": percent_or_dash,
     "number": number_text,
+    "why": why_text,
     "laser": lambda dbm: "-" if dbm is None else laser_text(dbm),
     "size": bytes_text,
     "shape": shape_text,

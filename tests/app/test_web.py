@@ -23,7 +23,7 @@ from app.persistence.store import Reproduction, ReproductionStore
 from app.schemas.requests import ReproductionRequest
 from app.schemas.results import AlgorithmResult
 from app.settings import get_settings
-from app.web.views import seconds_text, stored_parameters_text, verdict
+from app.web.views import seconds_text, stored_parameters_text, verdict, why_text
 from tests.app.server import Server
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -90,7 +90,7 @@ def test_plan_page_is_the_plan(client: TestClient) -> None:
     page = r.text
     result = doc["result"]
     for advice in result["recommendation"]:
-        assert esc(advice["why"]) in page
+        assert esc(why_text(advice["why"])) in page
     rows = re.findall(r'<tr class="(\w+)" data-algorithm="(\w+)" data-verdict="\w+">', page)
     assert [name for _, name in rows] == [a["algorithm"] for a in result["algorithms"]]
     for (colour, _), entry in zip(rows, result["algorithms"], strict=True):
@@ -100,7 +100,8 @@ def test_plan_page_is_the_plan(client: TestClient) -> None:
     assert f'href="/api/v1/plans/{doc["id"]}"' in page  # the JSON
     assert client.get("/").text.count(f'href="/plans/{doc["id"]}"') == 1  # recent plans
     part = client.get(f"/web/parts/plans/{doc['id']}")
-    assert part.status_code == 200 and esc(result["recommendation"][0]["why"]) in part.text
+    why = esc(why_text(result["recommendation"][0]["why"]))
+    assert part.status_code == 200 and why in part.text
 
 
 def test_a_paper_shape_beyond_the_hop_limit_is_marked_on_the_page(client: TestClient) -> None:
@@ -303,7 +304,7 @@ def test_with_keys_the_page_holds_no_tenant_data(
     get_settings.cache_clear()
     mine = {"X-API-Key": KEY}
     doc = client.post("/api/v1/plans", json=EIGHT, headers=mine).json()
-    why = esc(doc["result"]["recommendation"][0]["why"])
+    why = esc(why_text(doc["result"]["recommendation"][0]["why"]))
     page = client.get(f"/plans/{doc['id']}")  # no key: the shell, nothing of the plan
     assert page.status_code == 200 and 'id="key-form"' in page.text
     assert why not in page.text and "data-algorithm" not in page.text
@@ -420,7 +421,7 @@ def _expected(doc: dict[str, Any]) -> tuple[list[str], list[tuple[str, str, str]
         (a["algorithm"], str(a["true_steps"]), verdict(AlgorithmResult.model_validate(a)))
         for a in result["algorithms"]
     ]
-    return [r["why"] for r in result["recommendation"]], rows
+    return [why_text(r["why"]) for r in result["recommendation"]], rows
 
 
 def test_plan_form_in_chromium(server: Server) -> None:
@@ -599,3 +600,15 @@ def test_a_row_whose_shape_search_was_cut_says_so(client: TestClient) -> None:
     assert table.count(">search cut</span>") == 1
     row = table.split('data-algorithm="synth"')[1].split("</tr>")[0]
     assert esc(synth.shapes.search.note) in row and ">search cut</span>" in row
+
+
+def test_a_recommendations_reason_reads_its_times_in_the_pages_units() -> None:
+    """Review A (session 34): the page showed '(393 us)' beside a reason that said
+    '0.000393383 s (71.0% of the achievable (0.000279477 s))'; the reason's times read in
+    the page's units now (the JSON and the CLI keep seconds). Numbers that are no time
+    (steps, ratios, percentages) are left as they are."""
+    said = ("synth: 11 true steps, 0.000393383 s (71.0% of the achievable (0.000279477 s)); "
+            "next feasible hring: 124 steps, 0.00484156 s; 12.3x faster; 2 s in all")
+    assert why_text(said) == (
+        "synth: 11 true steps, 393 us (71.0% of the achievable (279 us)); "
+        "next feasible hring: 124 steps, 4.84 ms; 12.3x faster; 2 s in all")
