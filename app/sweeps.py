@@ -136,6 +136,9 @@ def result_rows(sweep: SweepRequest, points: Iterable[SweepPoint]) -> Iterator[S
                         if not recommended or advice is None or advice.parameters is None
                         else json.dumps(advice.parameters, separators=(",", ":")),
                         "recommended_time_s": advice.time_s if recommended and advice else None,
+                        # an electrical pick marks no optical row (review, session 35: the
+                        # point then read like one where nothing is feasible)
+                        "point_recommends": None if advice is None else advice.algorithm,
                     }
                 )
 

@@ -250,6 +250,12 @@ class SweepRow(BaseModel):
     recommended_time_s: float | None = Field(
         default=None, description="on the recommended row: the recommended shape's time"
     )
+    point_recommends: str | None = Field(
+        default=None,
+        description="on every row of the point and size: what the point recommends there, an "
+        "optical algorithm or the electrical fat-tree's e-ring / e-rd (then no row is "
+        "`recommended`); null when nothing is feasible",
+    )
     error: str | None = None
 
 

@@ -265,6 +265,7 @@ def test_grid_runs_and_its_rows_match_single_plans(client: TestClient) -> None:
             (advice,) = [
                 r for r in alone["recommendation"] if r["message_bytes"] == timing["message_bytes"]
             ]
+            assert row["point_recommends"] == advice["algorithm"]
             if advice["algorithm"] == algorithm["algorithm"]:
                 assert row["recommended"]
                 assert json.loads(row["recommended_parameters"]) == advice["parameters"]
@@ -644,3 +645,29 @@ def test_a_sweep_whose_every_point_fails_has_failed(client: TestClient) -> None:
     doc = wait_finished(client, client.post("/api/v1/sweeps", json=body).json()["id"])
     assert doc["status"] == "failed"
     assert (doc["points"]["done"], doc["points"]["failed"]) == (0, 2)
+
+
+def test_an_electrical_recommendation_is_in_every_row_of_its_point(client: TestClient) -> None:
+    """Review (session 35): where the electrical fat-tree won (N = 8, w = 1, a 10 Tb/s
+    fat-tree), no row was `recommended` and nothing said what was: the point read like one
+    where nothing is feasible. `point_recommends` names e-ring / e-rd on every row."""
+    body = {
+        "collective": "allreduce", "algorithms": ["ring", "wrht"], "nodes": 8,
+        "wavelengths_per_fiber": 1, "message_sizes_bytes": [1024, 268435456],
+        "time_limit_s": 5, "search_budget_s": 3, "electrical": True,
+        "electrical_network": [{"simulate": False, "link_gbps": 25},
+                               {"simulate": False, "link_gbps": 10000, "link_latency_us": 0.01}],
+    }  # fmt: skip
+    doc = wait_finished(client, client.post("/api/v1/sweeps", json=body).json()["id"])
+    rows = client.get(f"/api/v1/sweeps/{doc['id']}/results", params={"format": "json"}).json()
+    for point in (0, 1):
+        plan_id = next(r["plan_id"] for r in rows if r["point"] == point)
+        plan = client.get(f"/api/v1/plans/{plan_id}").json()
+        picks = {r["message_bytes"]: r for r in plan["result"]["recommendation"]}
+        for row in (r for r in rows if r["point"] == point):
+            advice = picks[row["message_bytes"]]
+            assert row["point_recommends"] == advice["algorithm"]
+            assert row["recommended"] == (advice["network"] == "optical"
+                                          and advice["algorithm"] == row["algorithm"])
+    electrical = [r for r in rows if r["point_recommends"] in ("e-ring", "e-rd")]
+    assert electrical and not any(r["recommended"] for r in electrical)
