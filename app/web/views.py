@@ -125,8 +125,13 @@ def stored_parameters_text(stored: str | None) -> str:
 
 def setting_value(value: object) -> str:
     """A swept setting's value as the sweep page writes it: None (the setting's 'no limit')
-    as "none", not Python's "None"."""
-    return "none" if value is None else str(value)
+    as "none", not Python's "None"; an object or list as JSON, as the results CSV writes it
+    (the page wrote Python's repr, {'simulate': False}; review, session 35)."""
+    if value is None:
+        return "none"
+    if isinstance(value, dict | list):
+        return json.dumps(value, separators=(",", ":"))
+    return str(value)
 
 
 FILTERS = {

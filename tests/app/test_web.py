@@ -612,3 +612,15 @@ def test_a_recommendations_reason_reads_its_times_in_the_pages_units() -> None:
     assert why_text(said) == (
         "synth: 11 true steps, 393 us (71.0% of the achievable (279 us)); "
         "next feasible hring: 124 steps, 4.84 ms; 12.3x faster; 2 s in all")
+
+
+def test_a_swept_object_reads_as_json_on_the_sweep_page() -> None:
+    """Review (session 35): a swept `optics` or `electrical_network` was written on the
+    sweep page as Python's repr ({'simulate': False, ...}) where the CSV writes JSON."""
+    from app.web.views import setting_value
+
+    assert setting_value({"simulate": False, "link_gbps": 25}) == (
+        '{"simulate":false,"link_gbps":25}')
+    assert setting_value([1, None]) == "[1,null]"
+    assert (setting_value(None), setting_value(2), setting_value("loss_budget")) == (
+        "none", "2", "loss_budget")
