@@ -474,11 +474,19 @@ def reproduce_command(
 ) -> None:
     """Rebuild the papers' tables and figures: printed vs formula vs true, verdicts computed
     (report.md, report.html, figures/, tables/, findings.json)."""
-    from app.schemas.requests import ReproductionRequest
+    from typing import get_args
+
+    from app.schemas.requests import ReproductionRequest, ReproductionTarget
     from app.service import reproduce
 
     def work() -> str:
         names = targets or ["all"]
+        known = [*get_args(ReproductionTarget), "all"]
+        unknown = [n for n in names if n not in known]
+        if unknown:  # the schema's own message left out "all", which is no list item
+            raise InvalidInputError(
+                f"unknown target {unknown[0]!r}; targets: {', '.join(known)}"
+            )
         request = _validated(
             ReproductionRequest, {"targets": "all" if "all" in names else names, "quick": quick}
         )

@@ -912,3 +912,13 @@ def test_a_serving_process_names_the_variables_it_does_not_read(
         get_settings.cache_clear()
     assert code == 2
     assert "warning: RWAOPT_API_KEY is not a setting of the service" in err
+
+
+def test_an_unknown_reproduction_target_lists_all_too(tmp_path: Path) -> None:
+    """Review (session 35): `rwaopt reproduce optree-jurnal` listed the five papers' targets
+    but not `all`, which `--help` offers (the schema's message is about list items)."""
+    code, _, err = run("reproduce", "optree-jurnal", "--out", str(tmp_path / "r"), "--quick")
+    assert code == 2
+    assert "unknown target 'optree-jurnal'; targets: optree-journal," in err
+    assert err.rstrip().endswith("tra, all")
+    assert not (tmp_path / "r").exists()  # nothing written
