@@ -125,7 +125,7 @@ def _validated(model: type[M], data: object, flags: Mapping[str, str] | None = F
     each field comes from on the command line; None for a file's fields, named as written)."""
     from pydantic import ValidationError
 
-    from app.schemas.requests import error_text, readable_loc
+    from app.schemas.requests import did_you_mean, error_text, readable_loc
 
     try:
         return model.model_validate(data)
@@ -149,6 +149,8 @@ def _validated(model: type[M], data: object, flags: Mapping[str, str] | None = F
                 leaf = field.rpartition(".")[2]
                 if "_" in leaf or leaf == "workloads":
                     message = re.sub(rf"\b{leaf}\b", flag, message)
+        if first["type"] == "extra_forbidden":  # a grid file's "algorithm": "algorithms"?
+            message += did_you_mean(model, first["loc"])
         raise InvalidInputError(f"{'.'.join(loc) or 'options'}: {message}") from None
 
 

@@ -11,12 +11,12 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import JsonValue
+from pydantic import BaseModel, JsonValue
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.errors import DatabaseUnavailableError, ErrorBody, error_body, http_status, internal
-from app.schemas.requests import error_text, plain, readable_loc
+from app.schemas.requests import did_you_mean, error_text, model_in, plain, readable_loc
 from models.errors import RwaoptError
 
 log = logging.getLogger("rwaopt.api")
@@ -186,6 +186,13 @@ def install(app: FastAPI) -> None:
             message = f"{where}: expected {' or '.join(kinds)}, not {_given(first)}"
         else:
             message = f"{where}: {'; or '.join(said)}"
+        if first.get("type") == "extra_forbidden":  # "...; did you mean 'algorithms'?"
+            try:  # a hint only: never a 500 for it
+                model = _body_model(request)
+                if model is not None:
+                    message += did_you_mean(model, first["loc"])
+            except Exception:
+                log.exception("no field suggestion for %s", first["loc"])
         missing = [e for e in errors if e.get("type") == "missing"]
         if first.get("type") == "missing" and len(missing) > 1:
             # `{}` lacks ring and collective: name every field to add, not the first only
@@ -202,6 +209,14 @@ def install(app: FastAPI) -> None:
             },
         )
         return ErrorResponse(body.model_dump(), status_code=422)
+
+
+def _body_model(request: Request) -> type[BaseModel] | None:
+    """The pydantic model of the matched route's body, if it has one."""
+    body = getattr(request.scope.get("route"), "body_field", None)
+    if body is None:
+        return None
+    return model_in(getattr(body, "type_", None) or body.field_info.annotation)
 
 
 def _unreadable(cause: BaseException | None) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import re
@@ -119,6 +120,41 @@ def plain(text: str) -> str:
     """Enum members in a pydantic message as the values a client writes ('paper', not
     <ShapeMode.PAPER: 'paper'>)."""
     return _ENUM_REPR.sub(r"\1", text)
+
+
+def did_you_mean(model: type[BaseModel], loc: Sequence[str | int]) -> str:
+    """For a field no model takes (pydantic's `extra_forbidden` at `loc`, "body" first or
+    not): "; did you mean 'algorithms'?" when a field of the model at that place is near
+    its name, else "" (a sweep grid's "algorithm" said only "Extra inputs are not
+    permitted"; review, session 35)."""
+    current: Any = model
+    path = [x for x in loc if x != "body"]
+    for step in path[:-1]:
+        if isinstance(step, int):
+            continue
+        field = getattr(current, "model_fields", {}).get(step)
+        if field is None:
+            return ""
+        current = model_in(field.annotation)
+        if current is None:
+            return ""
+    if not path or not isinstance(path[-1], str) or not hasattr(current, "model_fields"):
+        return ""
+    names = list(current.model_fields)
+    near = difflib.get_close_matches(path[-1], names, n=1, cutoff=0.6)
+    return f"; did you mean {near[0]!r}?" if near else ""
+
+
+def model_in(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model inside an annotation (itself, Optional, a list or dict of it, an
+    Annotated one, a union with one model), or None."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = model_in(arg)
+        if found is not None:
+            return found
+    return None
 
 
 def shown(value: object) -> str:

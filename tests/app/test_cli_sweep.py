@@ -185,3 +185,18 @@ def test_sweep_on_a_server_that_needs_an_api_key(tmp_path: Path) -> None:
         assert {r["status"] for r in rows(done.stdout)} == {"done"}
     finally:
         keyed.stop()
+
+
+def test_a_grid_files_misspelt_key_gets_the_key_meant(tmp_path: Path) -> None:
+    """Review (session 35): `"algorithm": "all"` in a grid file said only "Extra inputs are
+    not permitted" (the CLI's flags suggest their spelling already)."""
+    from typer.testing import CliRunner
+
+    from app.cli import cli
+
+    grid = tmp_path / "grid.json"
+    grid.write_text(json.dumps({"collective": "allgather", "algorithm": "all", "nodes": [8],
+                                "wavelengths_per_fiber": 2, "message_sizes_bytes": [1024]}))
+    result = CliRunner().invoke(cli, ["sweep", str(grid)])
+    assert result.exit_code == 2
+    assert "did you mean 'algorithms'?" in result.stderr

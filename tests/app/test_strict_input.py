@@ -397,3 +397,25 @@ def test_a_body_that_is_not_utf8_says_so() -> None:
                     headers={"content-type": "application/json"})
     assert r.status_code == 422, r.text
     assert r.json()["message"].startswith("body: not valid JSON here: not UTF-8 (byte 25")
+
+
+@pytest.mark.parametrize(
+    ("path", "change", "says"),
+    [
+        ("/api/v1/sweeps", {"algorithm": "all"},
+         "algorithm: Extra inputs are not permitted; did you mean 'algorithms'?"),
+        ("/api/v1/plans", {"ring": {"nodes": 8, "wavelengths": 2}},
+         "ring.wavelengths: Extra inputs are not permitted; did you mean "
+         "'wavelengths_per_fiber'?"),
+        ("/api/v1/plans", {"optics": {"laser_power": 3}},
+         "optics.laser_power: Extra inputs are not permitted; did you mean 'laser_power_dbm'?"),
+        ("/api/v1/plans", {"zzz": 1}, "zzz: Extra inputs are not permitted"),
+    ],
+)  # fmt: skip
+def test_a_misspelt_field_gets_the_field_meant(path: str, change: dict, says: str) -> None:
+    """Review (session 35): a sweep grid's "algorithm" said only "Extra inputs are not
+    permitted"; the field of that place nearest the name is suggested (none when nothing
+    is near)."""
+    r = client.post(path, json=(PLAN if path.endswith("plans") else SWEEP) | change)
+    assert r.status_code == 422, r.text
+    assert r.json()["message"] == says
