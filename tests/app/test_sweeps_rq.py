@@ -92,6 +92,29 @@ def _retried(sessions: Any) -> bool:
     return any(a >= 2 or (a >= 1 and status == JobStatus.QUEUED) for status, a in rows)
 
 
+def _first_busy(
+    workers: list[subprocess.Popen[bytes]], what: str
+) -> tuple[subprocess.Popen[bytes], int]:
+    """The first worker seen with a work horse, and that horse's pid (60 s at most)."""
+    deadline = time.monotonic() + 60
+    while True:
+        assert time.monotonic() < deadline, f"no worker started {what}"
+        for worker in workers:
+            busy = _children(worker.pid)
+            if busy:
+                return worker, busy[0]
+        time.sleep(0.2)
+
+
+def _finished_plan(client: TestClient, plan_id: str, since: float) -> Any:
+    """The plan's document once it is no longer queued or running (300 s after `since`)."""
+    while (doc := client.get(f"/api/v1/plans/{plan_id}").json())["status"] in ("queued",
+                                                                                "running"):
+        assert time.monotonic() - since < 300, f"plan stuck: {doc['status']}"
+        time.sleep(0.5)
+    return doc
+
+
 def _worker_logs(folder: Path) -> str:
     return "\n".join(
         f"{log.name}: {line}"
@@ -108,16 +131,7 @@ def test_killed_worker_point_is_rerun_once_and_the_sweep_completes(
     sweep = client.post("/api/v1/sweeps", json=GRID).json()
     sweep_id = sweep["id"]
     # wait until a worker's work horse has been solving a point for a moment
-    deadline = time.monotonic() + 60
-    victim = horse = None
-    while victim is None:
-        assert time.monotonic() < deadline, "no worker started a point"
-        for worker in workers:
-            busy = _children(worker.pid)
-            if busy:
-                victim, horse = worker, busy[0]
-                break
-        time.sleep(0.2)
+    victim, horse = _first_busy(workers, "a point")
     time.sleep(1.0)
     running = client.get(f"/api/v1/sweeps/{sweep_id}").json()["points"]["running"]
     assert running >= 1
@@ -206,20 +220,10 @@ def test_a_work_horse_killed_under_its_live_worker_is_retried_and_the_plan_compl
     body = {"ring": {"nodes": 703, "wavelengths_per_fiber": 32}, "collective": "allgather",
             "algorithms": ["osm"], "message_sizes_bytes": [1048576], "shape": "paper"}  # fmt: skip
     plan_id = client.post("/api/v1/plans?wait=false", json=body).json()["id"]
-    deadline = time.monotonic() + 60
-    horse = None
-    while horse is None:
-        assert time.monotonic() < deadline, "no worker started the plan"
-        busy = [c for w in workers for c in _children(w.pid)]
-        horse = busy[0] if busy else None
-        time.sleep(0.2)
+    _, horse = _first_busy(workers, "the plan")
     time.sleep(1.0)
     os.kill(horse, signal.SIGKILL)  # the horse only: its worker lives
-    killed_at = time.monotonic()
-    while (doc := client.get(f"/api/v1/plans/{plan_id}").json())["status"] in ("queued",
-                                                                                "running"):
-        assert time.monotonic() - killed_at < 300, f"plan stuck after the kill: {doc['status']}"
-        time.sleep(0.5)
+    doc = _finished_plan(client, plan_id, time.monotonic())
     assert doc["status"] == "done", (doc.get("error"), _worker_logs(tmp_path))
     with session_factory(url)() as session:
         attempts = session.scalar(select(PlanRow.attempts).where(PlanRow.id == plan_id))
@@ -239,16 +243,7 @@ def test_a_work_horse_dies_with_its_worker(
     body = {"ring": {"nodes": 1021, "wavelengths_per_fiber": 64}, "collective": "allgather",
             "algorithms": ["osm"], "message_sizes_bytes": [1048576], "shape": "paper"}  # fmt: skip
     plan_id = client.post("/api/v1/plans?wait=false", json=body).json()["id"]
-    deadline = time.monotonic() + 60
-    victim = horse = None
-    while horse is None:
-        assert time.monotonic() < deadline, "no worker started the plan"
-        for worker in workers:
-            busy = _children(worker.pid)
-            if busy:
-                victim, horse = worker, busy[0]
-        time.sleep(0.2)
-    assert victim is not None
+    victim, horse = _first_busy(workers, "the plan")
     time.sleep(0.5)
     os.kill(victim.pid, signal.SIGKILL)  # the worker only
     victim.wait(timeout=10)
@@ -258,8 +253,5 @@ def test_a_work_horse_dies_with_its_worker(
     ).read_text(errors="replace"):
         assert time.monotonic() - killed_at < 3, "the work horse outlived its worker"
         time.sleep(0.1)
-    while (doc := client.get(f"/api/v1/plans/{plan_id}").json())["status"] in ("queued",
-                                                                                "running"):
-        assert time.monotonic() - killed_at < 300, f"plan stuck: {doc['status']}"
-        time.sleep(0.5)
+    doc = _finished_plan(client, plan_id, killed_at)
     assert doc["status"] == "done", (doc.get("error"), _worker_logs(tmp_path))
