@@ -107,8 +107,6 @@ class RootedTrees:
 
     nodes: int
     pieces: int  # per chunk
-    low: IntArray  # per part: its first owner
-    high: IntArray  # per part: one past its last owner
     first: IntArray  # per part: its first piece (`part_pieces`)
     stop: IntArray  # per part: one past its last piece
     roots: IntArray  # per part: its root (the middle owner)
@@ -338,7 +336,7 @@ def _build(
     nodes: int, hop_limit: int, slots: int, parts: int, pieces: int, channels: int,
     mirror: bool, scatter: bool,
 ) -> RootedTrees | str:
-    low, high, roots = part_bounds(nodes, parts)
+    roots = part_bounds(nodes, parts)[2]
     first, stop = part_pieces(nodes, parts, pieces, whole_chunks=scatter)
     last: tuple[Scatter, ...] = ()
     if scatter:  # first: it is cheap, and refuses large parts at any depth
@@ -361,8 +359,8 @@ def _build(
             return _too_many(t, parts, channels)
         out.append(RootedSlot(senders, moves, -(-volume // per), per, parents, shifts))
     out.reverse()
-    return RootedTrees(nodes, pieces, low, high, first, stop, roots, part_signs(parts, mirror),
-                       tuple(out), last)
+    return RootedTrees(nodes, pieces, first, stop, roots, part_signs(parts, mirror), tuple(out),
+                       last)
 
 
 RELAYS_MOST = 16  # the most relays a part's two-slot scatter is tried with

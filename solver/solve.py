@@ -82,8 +82,8 @@ def solve_stage(
             ring, stage, options.method, options.time_limit_s, options.prove_channels,
             fit_slots=not options.prove_channels,
         )
-    # Node limits: the steps are the node-limited schedule's (`_heuristic_classes`, of the
-    # heuristic's colour classes), and its bound the larger of the colour bound over the
+    # Node limits: the steps are the node-limited schedule's (of the heuristic's colour
+    # classes: `keep_heuristic`), and its bound the larger of the colour bound over the
     # channels and the nodes' degrees over their limits. Colours are searched further (the
     # exact model, the configuration LP) only while that could raise the bound, whoever asks:
     # a shape's steps and bound do not depend on whether the shape search or an explicit
@@ -91,9 +91,8 @@ def solve_stage(
     degrees = node_limits.slots_lower_bound(stage, 0, ring.channels_per_direction, max_tx, max_rx)
     result = _solve_rwa(
         ring, stage, options.method, options.time_limit_s, prove_channels=False,
-        fit_slots=False, slots_floor=degrees,
+        fit_slots=False, slots_floor=degrees, keep_heuristic=True,
     )
-    result = _heuristic_classes(ring, stage, result, options.time_limit_s)
     slots = node_limits.slots_lower_bound(
         stage, result.lower_bound, ring.channels_per_direction, max_tx, max_rx
     )
@@ -119,32 +118,6 @@ def solve_stage(
         status=Status.OPTIMAL if optimal else Status.FEASIBLE,
         limited_steps=limited.slots,
         limited_steps_lower_bound=limited.slots_lower_bound,
-    )
-
-
-def _heuristic_classes(ring: Ring, stage: Stage, result: RwaResult,
-                       time_limit_s: float) -> RwaResult:
-    """The result with the heuristic's colour classes (its chi and method) where the exact
-    model's replaced them; its bound kept. A node-limited schedule packs these, never the
-    exact model's: first fit packs classes, not colours, so fewer colours may take more
-    slots, and CP-SAT's parallel workers return one of several optimal colourings, not the
-    same one each run. Review E (session 34): OpTree at N = 29, w = 3, max_rx 3, branching
-    6,5 took 25 slots planned explicitly (channels proven: CP-SAT's 23 colours) and 24 in
-    the shape search (the heuristic's 24); packed from CP-SAT's colourings one stage took 8
-    or 9 slots from run to run."""
-    if result.method not in (SolvedBy.EXACT, SolvedBy.EXACT_HIGHS):
-        return result  # the heuristic's classes (or a construction's) already
-    started = time.monotonic()
-    bound = load_bound(stage, time_limit_s=max(0.5, 0.3 * time_limit_s))
-    colouring, padded = _heuristic_or_padded(stage, bound, time_limit_s, started)
-    chi = validate(stage, colouring).colours_used
-    used = SolvedBy.BOUND if chi == result.lower_bound else SolvedBy.HEURISTIC
-    return replace(
-        result,
-        assignment=colouring,
-        chi=chi,
-        method=SolvedBy.CONSTRUCTION if padded else used,
-        seconds=result.seconds + time.monotonic() - started,
     )
 
 
@@ -231,10 +204,17 @@ def _solve_rwa(
     prove_channels: bool = True,
     fit_slots: bool = False,
     slots_floor: int = 0,
+    keep_heuristic: bool = False,
 ) -> RwaResult:
     """The stage's certified RWA. `fit_slots`: a colouring within the slots the bound allows
     is enough (no node limits, channels not to be proven). `slots_floor`: slots proven by
-    other means (`channels_to_prove`)."""
+    other means (`channels_to_prove`). `keep_heuristic` (node limits): the heuristic's
+    colour classes (or a construction's) are kept and the exact model only raises the bound:
+    a node-limited schedule packs classes, not colours, so fewer colours may take more
+    slots, and CP-SAT's parallel workers return one of several optimal colourings, not the
+    same one each run (review E, session 34: OpTree at N = 29, w = 3, max_rx 3, branching
+    6,5 took 25 slots planned explicitly and 24 in the shape search; one stage packed from
+    CP-SAT's colourings took 8 or 9 slots from run to run)."""
     started = time.monotonic()
     constructed = _constructed(ring, stage, started)
     if constructed is not None:
@@ -286,7 +266,7 @@ def _solve_rwa(
             timed_out = outcome.timed_out
             if outcome.assignment is not None and outcome.colours is not None:
                 exact_chi = validate(stage, outcome.assignment).colours_used
-                if exact_chi < chi or method != Method.AUTO:
+                if not keep_heuristic and (exact_chi < chi or method != Method.AUTO):
                     assignment, chi = outcome.assignment, exact_chi
                     used = SolvedBy.EXACT_HIGHS if method == Method.EXACT_HIGHS else SolvedBy.EXACT
                 if outcome.proven:
