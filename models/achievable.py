@@ -80,6 +80,8 @@ FACTS = {
     "contribution at the third, carry it far",
     "gossip_trees": "Fact 3g: every contribution's tree, its lightpaths' excess hops weighted "
     "by how few contributions a lightpath of their slot can bring",
+    "split_trees": "Fact 3h: each lightpath's excess hops split between the trees of what it "
+    "brings and of where what it carries goes",
     "two_trees": "Class bound: reduce-then-broadcast needs an in-tree before the complete sum "
     "and an out-tree after it",
 }
@@ -186,18 +188,21 @@ class TreeHops:
 
 
 def _slot_rows(
-    before: Any, reach: int, nodes: int, weight: float | None = None, scale: float = 1.0
+    before: Any, reach: int, nodes: int, weight: float | None = None, scale: float = 1.0,
+    cost: Any = None,
 ) -> tuple[Any, Any, Any]:
     """One slot of the recursion, from F_{t-1} (`before`, gaps of 0..N links): L_t (`chain`:
     a chain from a gap end to its last node p, with the subgaps between its nodes filled in
     t - 1 slots), the least pair of chains from both ends per total p + p' (`ends`) and F_t.
     A node added at distance p costs `scale` p (1 p for Fact 3c; `least_tree`'s weighted
     trees); with `weight` w it costs w (p - 1) instead (the weighted excess of
-    `GossipTrees`)."""
+    `GossipTrees`); with `cost` (an array over p = 0..reach, nondecreasing from p = 1, so a
+    node charged from its farther end only costs more) it costs cost[p] (`SplitTrees`)."""
     chain = np.full(reach + 1, np.inf)
     chain[0] = 0.0
     distance = np.arange(reach + 1, dtype=np.float64)
-    cost = scale * distance if weight is None else weight * (distance - 1)
+    if cost is None:
+        cost = scale * distance if weight is None else weight * (distance - 1)
     for p in range(1, reach + 1):
         # the previous node of the chain at q < p leaves the subgap p - q to t - 1 slots
         chain[p] = cost[p] + np.min(chain[:p] + before[p:0:-1])
@@ -250,20 +255,37 @@ def least_tree(
     if scales is not None and (len(scales) != slots or min(scales, default=1.0) <= 0):
         raise ValueError(f"scales must be {slots} positive numbers, one per slot; got {scales}")
     reach = max(1, min(hop_limit, nodes // 2))
-    rows = [np.full(nodes + 1, np.inf)]
-    rows[0][:2] = 0.0
-    chains, pairs = [np.zeros(0)], [np.zeros(0)]
-    for left in range(1, slots + 1):  # rows[t]: gaps filled in the last t slots
-        scale = 1.0 if scales is None else float(scales[slots - left])
-        chain, ends, gap = _slot_rows(rows[-1], reach, nodes, scale=scale)
-        chains.append(chain)
-        pairs.append(ends)
-        rows.append(gap)
-    if not np.isfinite(rows[slots][nodes]):
+    distance = np.arange(reach + 1, dtype=np.float64)
+    costs = [distance * (1.0 if scales is None else float(scales[t])) for t in range(slots)]
+    _, reached, parent = _least_tree_by_costs(nodes, reach, costs)
+    if reached is None:
         raise ValueError(
             f"{slots} slots of lightpaths of at most {hop_limit} hops cannot reach the node "
             f"{nodes // 2} away"
         )
+    return LeastTree(nodes, hop_limit, slots, reached, parent)
+
+
+def _least_tree_by_costs(
+    nodes: int, reach: int, costs: list[Any]
+) -> tuple[float, Any, Any]:
+    """The least tree on the N-cycle from offset 0 when a node first reached in slot t at
+    distance p from the nodes reached before costs costs[t - 1][p] (each nondecreasing in p
+    from 1; lightpaths of at most `reach` hops): its cost and, per offset, the slot it is
+    reached in and the offset it is reached from (the root: 0 and -1). (inf, None, None)
+    where len(costs) slots cannot reach every node. Fact 3c's recursion (`_slot_rows`),
+    rebuilt from its rows: each gap's best pair of chains and the subgaps they leave."""
+    slots = len(costs)
+    rows = [np.full(nodes + 1, np.inf)]
+    rows[0][:2] = 0.0
+    chains, pairs = [np.zeros(0)], [np.zeros(0)]
+    for left in range(1, slots + 1):  # rows[t]: gaps filled in the last t slots
+        chain, ends, gap = _slot_rows(rows[-1], reach, nodes, cost=costs[slots - left])
+        chains.append(chain)
+        pairs.append(ends)
+        rows.append(gap)
+    if not np.isfinite(rows[slots][nodes]):
+        return float("inf"), None, None
     reached = np.full(nodes, -1, dtype=np.int64)
     parent = np.full(nodes, -1, dtype=np.int64)
     reached[0] = 0
@@ -295,7 +317,7 @@ def least_tree(
             reached[at], parent[at] = slot, (left + gap) % nodes
         stops = [0, *from_left, *(gap - x for x in reversed(from_right)), gap]
         todo += [(left + a, b - a, t - 1) for a, b in itertools.pairwise(stops)]
-    return LeastTree(nodes, hop_limit, slots, reached, parent)
+    return float(rows[slots][nodes]), reached, parent
 
 
 @lru_cache(maxsize=64)
@@ -418,6 +440,135 @@ def gossip_trees(nodes: int, hop_limit: int, fan: int) -> GossipTrees:
 GOSSIP_WORK_LIMIT = 2.4e9
 """Element operations `GossipTrees` may spend per (N, H, fan), counted as `TREE_WORK_LIMIT`
 counts them (about 1 s); the slot counts beyond keep Fact 3c's weaker all-reduce bound."""
+
+
+class SplitTrees:
+    """Fact 3h (all-reduce; docs/achievable.md): per element, a schedule of S slots crosses at
+    least 2 N - 2 + Phi(S) hops, Phi(S) the largest found of
+
+        Phi_f = min over trees of sum_v N / cap_t(v) f_t(v)(dist(v, U_{t(v)-1}))   (fan in)
+              + the same with the receive fan replaced by the send fan,
+
+    f_t a split of a slot-t lightpath's excess h - 1 between the trees of what it brings (its
+    receiver's first receptions, Fact 3g) and the trees of where what it carries goes (the
+    same schedule run backwards: slot t becomes S + 1 - t, each lightpath reversed, and its
+    first receptions are the last lightpaths by which a node still reaches each other node).
+    A lightpath brings at most cap_t contributions first and is the last way to at most
+    cap_{S+1-t} destinations (by the send fan), so h - 1 >= f(h) fr / cap_t + (h - 1 - f(h))
+    fr' / cap_{S+1-t} for any split 0 <= f(h) <= h - 1 with f and h - 1 - f nondecreasing in
+    h. Splits mirrored in time (slot S + 1 - t keeps what slot t gives away) make the
+    backward trees the forward ones, so every split gives a bound by two runs of Fact 3c's
+    recursion; f = (h - 1) / 2 gives Fact 3g's. Forward trees want their long lightpaths
+    late, backward trees early: no schedule serves both cheaply, and the split says so.
+
+    The split is found by `SPLIT_ITERATIONS` steps of projected supergradient ascent (each
+    tree's edges per slot and distance give the supergradient) from f = (h - 1) / 2, the
+    same steps for every request: at N = 1024, H = 80, fan 128, S = 13, 4533 hops per element
+    against Fact 3g's 4154. Any split gives a bound, so the steps only decide how good it is.
+    Slot counts whose steps would cost more than `SPLIT_WORK_LIMIT` are not computed (None)."""
+
+    def __init__(self, nodes: int, hop_limit: int, fan_in: int, fan_out: int) -> None:
+        self.nodes = nodes
+        self.hop_limit = hop_limit
+        self.fans = (fan_in, fan_out) if fan_in != fan_out else (fan_in,)
+        self.reach = max(1, min(hop_limit, nodes // 2))
+        # a step runs one tree per fan (rows and their rebuild, about twice the rows' work)
+        self._per_slot = 2 * len(self.fans) * (
+            2 * self.reach * (self.reach + nodes) + 4 * self.reach * 4300
+        )
+        self._least: dict[int, float] = {}
+        self._lock = threading.Lock()
+
+    def computable(self, slots: int) -> bool:
+        """Whether S slots' split fits the work limit."""
+        return SPLIT_ITERATIONS * slots * self._per_slot <= SPLIT_WORK_LIMIT
+
+    def excess(self, slots: int) -> float | None:
+        """Phi(S) (see the class); inf where S slots cannot reach every node; None beyond the
+        work limit."""
+        if 2 * slots >= self.nodes - 1:  # 1-hop chains both ways reach every node: no excess
+            return 0.0
+        if not self.computable(slots):
+            return None
+        with self._lock:
+            if slots not in self._least:
+                self._least[slots] = self._ascend(slots)[0]
+            return self._least[slots]
+
+    def value(self, slots: int, split: Any) -> tuple[float, Any]:
+        """Phi of one mirrored split and a supergradient. `split` holds, for slots 1 ..
+        ceil(S/2), the share delta_t(d) in [0, 1] of the d-th hop's excess charged forward
+        (f_t(d) = sum_{k=2..d} delta_t(k); columns 0 and 1 are unused); slot S + 1 - t takes
+        1 - delta_t, the middle slot of an odd S one half."""
+        n, s = self.nodes, slots
+        delta = np.zeros((s, self.reach + 1))
+        delta[: len(split)] = split
+        for t in range(s // 2):
+            delta[s - 1 - t] = 1.0 - split[t]
+        if s % 2:
+            delta[s // 2] = 0.5
+        delta[:, :2] = 0.0
+        f = np.cumsum(delta, axis=1)
+        total, grad = 0.0, np.zeros_like(split)
+        for fan in self.fans:
+            weights = np.array(
+                [n / first_reception_cap(n, self.hop_limit, fan, t) for t in range(1, s + 1)]
+            )
+            cost, reached, parent = _least_tree_by_costs(
+                n, self.reach, [weights[t] * f[t] for t in range(s)]
+            )
+            if reached is None:
+                return float("inf"), grad
+            total += cost * (2 if len(self.fans) == 1 else 1)
+            child = np.arange(1, n)
+            cw = (child - parent[1:]) % n
+            distance = np.minimum(cw, n - cw)
+            edges = np.zeros((s, self.reach + 1))
+            np.add.at(edges, (reached[1:] - 1, distance), 1.0)
+            at_least = np.cumsum(edges[:, ::-1], axis=1)[:, ::-1] * weights[:, None]
+            share = at_least[: s // 2] - at_least[::-1][: s // 2]
+            grad[: s // 2] += share * (2 if len(self.fans) == 1 else 1)
+        grad[:, :2] = 0.0
+        return total, grad
+
+    def _ascend(self, slots: int) -> tuple[float, Any]:
+        """The best Phi found from the even split and that split."""
+        split = np.full(((slots + 1) // 2, self.reach + 1), 0.5)
+        split[:, :2] = 0.0
+        best, best_split = -np.inf, split.copy()
+        for step in range(SPLIT_ITERATIONS):
+            value, grad = self.value(slots, split)
+            if not np.isfinite(value):
+                return value, split
+            if value > best:
+                best, best_split = value, split.copy()
+            norm = float(np.linalg.norm(grad))
+            if norm == 0.0:
+                break
+            split = np.clip(split + SPLIT_STEP / (1 + step) / norm * grad, 0.0, 1.0)
+            split[:, :2] = 0.0
+            if slots % 2:
+                split[-1] = 0.5
+        return best, best_split
+
+
+@lru_cache(maxsize=16)
+def split_trees(nodes: int, hop_limit: int, fan_in: int, fan_out: int) -> SplitTrees:
+    """Fact 3h's table of a ring, hop limit and fans, shared by every bound of them."""
+    return SplitTrees(nodes, hop_limit, fan_in, fan_out)
+
+
+SPLIT_ITERATIONS = 40
+"""Supergradient steps per slot count of `SplitTrees` (at N = 1024, H = 80, S = 12 to 16 the
+value after 40 steps is within 0.5 % of the value after 60)."""
+
+SPLIT_STEP = 10.0
+"""The length of the first step of `SplitTrees`' ascent (then 1 / (1 + step))."""
+
+SPLIT_WORK_LIMIT = 8e9
+"""Element operations one slot count of `SplitTrees` may spend, counted as `TREE_WORK_LIMIT`
+counts them (a few seconds); the slot counts beyond keep Fact 3g. Per slot count, so the
+slot counts computed never depend on what an earlier call computed."""
 
 
 TREE_WORK_LIMIT = 2.4e9
@@ -707,6 +858,31 @@ def _split_trees(slots: Any, f: Any) -> Any:
     return out
 
 
+def _tighten_by_split(
+    candidates: Any, bytes_at: Any, times: Any, decided: Any, least_time: Any,
+    table: SplitTrees, bytes_per_hop: float,
+) -> None:
+    """Raise bytes_at / times (in place) by Fact 3h where it can decide the bound: the slot
+    count of the least time so far, until that one is raised already (or beyond the work
+    limit). Fact 3h only raises a time, so the least over every slot count comes out as if
+    every one were raised, and which ones are computed never changes the bound."""
+    done: set[int] = set()
+    while True:
+        best = int(np.argmin(times))
+        slots = int(candidates[best])
+        if best in done or not table.computable(slots):
+            return
+        done.add(best)
+        excess = table.excess(slots)
+        if excess is None or not np.isfinite(excess):
+            return
+        floor = bytes_per_hop * (2 * (table.nodes - 1) + excess)
+        if floor > bytes_at[best]:
+            bytes_at[best] = floor
+            times[best] = least_time(slots, floor)
+            decided[best] = "split_trees"
+
+
 def achievable_bound(
     collective: str,
     ring: Ring,
@@ -847,6 +1023,9 @@ def achievable_bound(
         raised = bytes_at > before
         decided[raised] = "two_trees" if reduce_then_broadcast else "tree"
         decided[raised & (bytes_at > np.maximum(before, by_tree))] = "gossip_trees"
+        if collective == "allreduce":
+            _tighten_by_split(candidates, bytes_at, times, decided, least_time,
+                              split_trees(n, h, fan_in, fan_out), weight / (2 * n * channels))
     best = int(np.argmin(times))
     bound = float(times[best])
     slot_bytes = float(bytes_at[0])

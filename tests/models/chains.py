@@ -108,6 +108,7 @@ class GossipCheck:
     slots: int
     longest: int  # the schedule's longest lightpath, in ring distance
     fan: int  # most distinct senders of one datum into one node in one slot
+    fan_out: int  # most distinct receivers of one datum from one node in one slot
     most_new: tuple[int, ...]  # per slot, most contributions one move brings its receiver first
     least_hops: int  # min over data of the ring distances their moves cross together
     moves: int  # least moves of one datum
@@ -123,7 +124,7 @@ def gossip_check(schedule: Schedule) -> GossipCheck:
     known = np.broadcast_to(np.eye(n, dtype=bool), (count, n, n)).copy()
     hops = np.zeros(count, dtype=np.int64)
     moves = np.zeros(count, dtype=np.int64)
-    longest, fan, most_new = 0, 0, []
+    longest, fan, fan_out, most_new = 0, 0, 0, []
     for flow in schedule.flows:
         x, y = nodes[flow.senders], nodes[flow.receivers]
         distance = ring_distance(n, x, y)
@@ -133,11 +134,13 @@ def gossip_check(schedule: Schedule) -> GossipCheck:
         senders = {(int(e), int(b), int(a)) for e, a, b in zip(flow.data, x, y, strict=True)}
         per_receiver = np.bincount([e * n + b for e, b, _ in senders], minlength=1)
         fan = max(fan, int(per_receiver.max(initial=0)))
+        per_sender = np.bincount([e * n + a for e, _, a in senders], minlength=1)
+        fan_out = max(fan_out, int(per_sender.max(initial=0)))
         new = known[flow.data, x] & ~known[flow.data, y]  # (moves, u)
         most_new.append(int(new.sum(axis=1).max(initial=0)))
         after = known.copy()
         np.logical_or.at(after, (flow.data, y), known[flow.data, x])
         known = after
     assert known.all(), "the schedule leaves some node without some contribution"
-    return GossipCheck(len(schedule.flows), longest, fan, tuple(most_new), int(hops.min()),
+    return GossipCheck(len(schedule.flows), longest, fan, fan_out, tuple(most_new), int(hops.min()),
                        int(moves.min()))

@@ -6,7 +6,7 @@ that fits the same model, and agree with exhaustive search on the tiniest rings.
 import numpy as np
 import pytest
 
-from models.achievable import achievable_bound, antipodal_chain_hops, end_slot_hops
+from models.achievable import SplitTrees, achievable_bound, antipodal_chain_hops, end_slot_hops
 from models.algorithms.alltoall import TunableRadixAllToAll
 from models.algorithms.catalog import get_algorithm
 from models.dataflow import simulate
@@ -19,7 +19,7 @@ from solver.exact_schedule import ExactSchedule, arc_links, solve_exact_schedule
 from solver.outcome import SolveOptions
 from solver.plan import plan_algorithm
 from solver.validator import validate
-from tests.models.chains import chain_check, end_check
+from tests.models.chains import chain_check, end_check, gossip_check
 from tests.solver.brute_schedules import min_slots
 
 COLLECTIVES = ("allgather", "alltoall", "allreduce")
@@ -79,6 +79,10 @@ def test_small_rings_are_solved_to_optimality_and_certified(
             nodes, ends.longest, np.array([ends.slots]), ends.fan_in, ends.fan_out
         )[0]
         assert ends.least_ends >= at_ends * (1 - 1e-12)
+        gossip = gossip_check(result.schedule())  # Fact 3h on the optimum's own data flow
+        split = SplitTrees(nodes, max(1, gossip.longest), max(1, gossip.fan),
+                           max(1, gossip.fan_out)).excess(gossip.slots)
+        assert gossip.least_hops >= (2 * (nodes - 1) + split) * (1 - 1e-12)
 
 
 @pytest.mark.parametrize("collective", COLLECTIVES)
