@@ -1008,6 +1008,24 @@ def test_split_trees_lift_the_allreduce_bound() -> None:
     assert bound.bound_s > least(12, size * (2046 + g.excess(12)) / (2 * 1024 * 64))
 
 
+def test_fact_3h_bound_does_not_depend_on_what_was_asked_before() -> None:
+    """The bound runs Fact 3h's ascents only as far as it needs and keeps them for the next
+    call; asked in either order, from fresh tables, every size gets the same bound, and at
+    its slot count the ascent has run to the end."""
+    ring, sizes = Ring(512, 1, 16), (2**20, 16 * 2**20, 256 * 2**20)
+    results = []
+    for order in (sizes, sizes[::-1], sizes[1:2]):
+        split_trees.cache_clear()
+        results.append({size: achievable_bound("allreduce", ring, size, HW, 40)
+                        for size in order})
+        last = results[-1][order[-1]]
+        if last.decided_by == "split_trees":
+            assert split_trees(512, 40, 32, 32).finished(last.slots_at_bound)
+    for size in sizes:
+        assert all(r[size] == results[0][size] for r in results if size in r), size
+    assert results[0][256 * 2**20].decided_by == "split_trees"
+
+
 @pytest.mark.parametrize("nodes", [2, 5, 8, 12, 16, 27, 32])
 def test_allreduce_schedules_keep_to_the_gossip_trees(nodes: int) -> None:
     """Fact 3g against real schedules, from their data flow (tests/models/chains.py): no move
