@@ -41,8 +41,9 @@ Measured (bench/achievable.py, w = 64, 80 hops; docs/bench-achievable.md): the
 reduce-scatter at N = 4096 1.08x the achievable at 4 MiB (27-slot trees from 256 roots,
 mirrored) and 1.13x at 64 MiB (1.31x and 1.29x with the window levels), at N = 1024,
 4 MiB 1.24x (1.37x) and 64 MiB 1.15x (10-slot trees from 341 roots, mirrored; 1.19x); the
-all-reduce at N = 256, 4 MiB 1.63x (1.89x swept) and at N = 1024, 64 MiB 1.57x (the same
-trees, parts of 96 or 97 pieces; 1.58x with parts of whole owners' chunks, 1.69x unmirrored
+all-reduce at N = 256, 4 MiB 1.53x (1.63x before Fact 3h; 1.89x swept) and at N = 1024,
+64 MiB 1.48x (1.57x before Fact 3h raised the bound; the same trees, parts of 96 or 97
+pieces; against the old bound 1.58x with parts of whole owners' chunks, 1.69x unmirrored
 from 256 roots, 1.70x with the window levels). Why not nearer:
 README "Known limits".
 """
