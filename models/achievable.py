@@ -210,13 +210,23 @@ def _slot_rows(
     for p in range(1, reach + 1):
         # the previous node of the chain at q < p leaves the subgap p - q to t - 1 slots
         chain[p] = cost[p] + np.min(chain[:p] + before[p:0:-1])
-    ends = np.full(2 * reach + 1, np.inf)  # min over p + p' = s of L_t(p) + L_t(p')
-    for p in range(reach + 1):
-        np.minimum(ends[p : p + reach + 1], chain[p] + chain, out=ends[p : p + reach + 1])
-    gap = np.full(nodes + 1, np.inf)
-    for width in range(min(2 * reach, nodes) + 1):
-        if np.isfinite(ends[width]):
-            np.minimum(gap[width:], ends[width] + before[: nodes + 1 - width], out=gap[width:])
+    # min over p + p' = s of L_t(p) + L_t(p'): row p of a skewed table holds the pairs from
+    # column p on, so each column is one total s
+    r = reach + 1
+    skewed = np.full((r, 2 * r), np.inf)
+    flat = (np.arange(r) * (2 * r + 1))[:, None] + np.arange(r)[None, :]
+    skewed.ravel()[flat] = chain[:, None] + chain[None, :]
+    ends = skewed[:, : 2 * reach + 1].min(axis=0)
+    # F_t(g) = min over the pairs' total width w <= g of ends[w] + F_{t-1}(g - w), in blocks
+    # of gaps (a window of the previous row per gap, widths reversed)
+    widths = min(2 * reach, nodes) + 1
+    padded = np.concatenate([np.full(widths - 1, np.inf), before[: nodes + 1]])
+    windows = np.lib.stride_tricks.sliding_window_view(padded, widths)[:, ::-1]
+    gap = np.empty(nodes + 1)
+    block = max(1, 2_000_000 // widths)
+    for start in range(0, nodes + 1, block):
+        np.min(ends[:widths] + windows[start : start + block], axis=1,
+               out=gap[start : start + block])
     gap[:2] = 0.0
     return chain, ends, gap
 
@@ -495,6 +505,18 @@ class SplitTrees:
         if not self.computable(slots):
             return None
         return self.advance(slots)
+
+    def most(self, slots: int) -> float:
+        """An upper bound on Phi(S), from Fact 3g's tables: each family's tree costs at most
+        what it costs charged every excess hop, G(S) with its fan (inf beyond their work
+        limit). Where the bound already charges more, no ascent can raise it."""
+        total = 0.0
+        for fan in self.fans:
+            excess = gossip_trees(self.nodes, self.hop_limit, fan).excess(slots)
+            if excess is None:
+                return float("inf")
+            total += excess * (2 if len(self.fans) == 1 else 1)
+        return total
 
     def advance(self, slots: int, enough: Any = None) -> float:
         """Run S slots' ascent on from where it stopped until its steps are done or
@@ -900,6 +922,8 @@ def _tighten_by_split(
         slots = int(candidates[best])
         if 2 * slots >= table.nodes - 1 or not table.computable(slots):
             return
+        if bytes_per_hop * (floor_hops + table.most(slots)) <= bytes_at[best]:
+            return  # no split can raise the least: it is the bound
         others = np.delete(times, best)
         second = float(others.min()) if len(others) else np.inf
         base = float(bytes_at[best])

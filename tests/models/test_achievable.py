@@ -484,8 +484,10 @@ def test_the_bound_names_what_decides_it() -> None:
     """`decided_by` names the fact that sets the bytes at `slots_at_bound`: the three ends at
     N = 1024, 4 MiB (S = 9), the split trees at 64 MiB (S = 13), Fact 3c's tree for the
     all-gather; with a 1 ms reconfiguration every slot saved is worth more
-    than the two ends' extra hops, so S = 7 wins and Fact 3e decides it (delta = 512 -
-    5 x 80 = 112); an all-to-all is decided by its byte-hops; the reduce-then-broadcast
+    than the extra hops, so S = 7 wins, where Fact 3e's two ends (delta = 512 - 5 x 80 =
+    112, by hand) charge more than the far chains and Fact 3h more still (at the least slot
+    count a slot-1 lightpath brings one contribution first and a slot-7 one leads to one
+    destination); an all-to-all is decided by its byte-hops; the reduce-then-broadcast
     class by its two trees."""
     ring, size = Ring(1024, 1, 64), 4 * 2**20
     assert achievable_bound("allreduce", ring, size, HW, 80).decided_by == "three_ends"
@@ -494,9 +496,12 @@ def test_the_bound_names_what_decides_it() -> None:
     assert achievable_bound("allgather", ring, size, HW, 80).decided_by == "tree"
     slow = Hardware(mrr_reconfiguration_us=1000.0)
     bound = achievable_bound("allreduce", ring, size, slow, 80)
-    assert (bound.slots_at_bound, bound.decided_by) == (7, "two_ends")
-    hops = 2 * 1024 * two_slot_progress(112, 80, 128)
-    assert hops > antipodal_chain_hops(1024, 80, np.array([7]))[0]
+    assert (bound.slots_at_bound, bound.decided_by) == (7, "split_trees")
+    two_ends = 2 * 1024 * two_slot_progress(112, 80, 128)
+    assert two_ends == pytest.approx(end_slot_hops(1024, 80, np.array([7.0]), 128, 128)[0])
+    assert two_ends > antipodal_chain_hops(1024, 80, np.array([7]))[0]
+    hops = 2046 + split_trees(1024, 80, 128, 128).excess(7)
+    assert hops > two_ends
     p = size * hops / (2 * 1024 * 64)
     assert bound.bound_s == pytest.approx(7 * 1e-3 + p * BYTE_S + CYCLE_S * max(7, p / 32))
     assert achievable_bound("alltoall", ring, size, HW, 80).decided_by == "link_capacity"
