@@ -210,6 +210,17 @@ def _slot_rows(
     for p in range(1, reach + 1):
         # the previous node of the chain at q < p leaves the subgap p - q to t - 1 slots
         chain[p] = cost[p] + np.min(chain[:p] + before[p:0:-1])
+    if reach > VECTOR_REACH:  # tables of reach^2 cost more than the loops' calls save
+        ends = np.full(2 * reach + 1, np.inf)  # min over p + p' = s of L_t(p) + L_t(p')
+        for p in range(reach + 1):
+            np.minimum(ends[p : p + reach + 1], chain[p] + chain, out=ends[p : p + reach + 1])
+        gap = np.full(nodes + 1, np.inf)
+        for width in range(min(2 * reach, nodes) + 1):
+            if np.isfinite(ends[width]):
+                np.minimum(gap[width:], ends[width] + before[: nodes + 1 - width],
+                           out=gap[width:])
+        gap[:2] = 0.0
+        return chain, ends, gap
     # min over p + p' = s of L_t(p) + L_t(p'): row p of a skewed table holds the pairs from
     # column p on, so each column is one total s
     r = reach + 1
@@ -229,6 +240,12 @@ def _slot_rows(
                out=gap[start : start + block])
     gap[:2] = 0.0
     return chain, ends, gap
+
+
+VECTOR_REACH = 128
+"""Up to this reach `_slot_rows` takes its pair and gap minima as whole tables (2x faster at
+N = 1024, H = 80); beyond it, loops (no hop limit at N = 4096: the tables took twice the
+time and 170 MB; review, session 36). Both give the same rows, bit for bit."""
 
 
 @dataclass(frozen=True)
@@ -1087,8 +1104,10 @@ def achievable_bound(
         decided[raised] = "two_trees" if reduce_then_broadcast else "tree"
         decided[raised & (bytes_at > np.maximum(before, by_tree))] = "gossip_trees"
         if collective == "allreduce":
+            least_slot_bytes = float(bytes_at[0])  # before Fact 3h, whose ascents may stop
             _tighten_by_split(candidates, bytes_at, times, decided, least_time,
                               split_trees(n, h, fan_in, fan_out), weight / (2 * n * channels))
+            bytes_at[0] = least_slot_bytes  # times keep Fact 3h; P at S_min is without it
     best = int(np.argmin(times))
     bound = float(times[best])
     slot_bytes = float(bytes_at[0])

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import models.achievable as achievable_module
 from models.achievable import (
     COLLECTIVES,
     FACTS,
@@ -1014,6 +1015,25 @@ def test_split_trees_lift_the_allreduce_bound() -> None:
     assert bound.bound_s > least(12, size * (2046 + g.excess(12)) / (2 * 1024 * 64))
 
 
+@pytest.mark.parametrize(("nodes", "reach"), [(7, 3), (300, 40), (300, 150), (1000, 140)])
+def test_slot_rows_tables_and_loops_agree(
+    nodes: int, reach: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`_slot_rows` takes its minima as tables up to `VECTOR_REACH` and by loops beyond; both
+    give the same rows, bit for bit (gaps unreachable included)."""
+    rng = np.random.default_rng(nodes + reach)
+    before = rng.random(nodes + 1) * 50
+    before[rng.random(nodes + 1) < 0.2] = np.inf
+    before[:2] = 0.0
+    cost = np.concatenate([[0.0], np.cumsum(rng.random(reach))])
+    rows = []
+    for limit in (nodes, 0):  # tables always, loops always
+        monkeypatch.setattr(achievable_module, "VECTOR_REACH", limit)
+        rows.append(achievable_module._slot_rows(before, reach, nodes, cost=cost))
+    for table, loop in zip(*rows, strict=True):
+        assert np.array_equal(table, loop)
+
+
 def test_fact_3h_bound_does_not_depend_on_what_was_asked_before() -> None:
     """The bound runs Fact 3h's ascents only as far as it needs and keeps them for the next
     call; asked in either order, from fresh tables, every size gets the same bound, and at
@@ -1030,6 +1050,16 @@ def test_fact_3h_bound_does_not_depend_on_what_was_asked_before() -> None:
     for size in sizes:
         assert all(r[size] == results[0][size] for r in results if size in r), size
     assert results[0][256 * 2**20].decided_by == "split_trees"
+    # the whole answer, slot_bytes included, where the least slot count's ascent stops at
+    # different points (review, session 36: its slot_bytes differed)
+    ring, slow = Ring(32, 1, 1), Hardware(mrr_reconfiguration_us=1000.0)
+    answers = []
+    for before in ((), (2**20, 64 * 2**20, 512 * 2**20)):
+        split_trees.cache_clear()
+        for size in before:
+            achievable_bound("allreduce", ring, size, slow, 13, 1, None)
+        answers.append(achievable_bound("allreduce", ring, 8 * 2**20, slow, 13, 1, None))
+    assert answers[0] == answers[1]
 
 
 @pytest.mark.parametrize("nodes", [2, 5, 8, 12, 16, 27, 32])
